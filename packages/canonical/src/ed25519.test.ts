@@ -1,0 +1,163 @@
+import fc from "fast-check";
+import nacl from "tweetnacl";
+import { describe, expect, it } from "vitest";
+import {
+  ed25519KeyPairFromSeed,
+  ed25519Sign,
+  portableEd25519,
+  x25519PublicKeyFromSeed,
+} from "./ed25519.js";
+import { nodeEd25519 } from "./node/index.js";
+import {
+  IDENTITY,
+  MINUS_ONE_SIGN_BIT,
+  malleate,
+  signatureForIdentityKey,
+  signatureWithIdentityR,
+} from "./test-support/ed25519-forgery.js";
+
+const node = nodeEd25519();
+const seed = fc.uint8Array({ minLength: 32, maxLength: 32 });
+const message = fc.uint8Array({ maxLength: 100 });
+
+/** Both verifiers give the same answer; returns it. */
+function verifyBoth(signature: Uint8Array, msg: Uint8Array, publicKey: Uint8Array): boolean {
+  const portable = portableEd25519.verify(signature, msg, publicKey);
+  expect(node.verify(signature, msg, publicKey)).toBe(portable);
+  return portable;
+}
+
+describe("Ed25519 verifiers agree", () => {
+  it("accept random valid signatures", () => {
+    fc.assert(
+      fc.property(seed, message, (s, msg) => {
+        const signature = ed25519Sign(msg, s);
+        expect(verifyBoth(signature, msg, ed25519KeyPairFromSeed(s).publicKey)).toBe(true);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("reject random garbage", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 64, maxLength: 64 }),
+        message,
+        fc.uint8Array({ minLength: 32, maxLength: 32 }),
+        (signature, msg, publicKey) => {
+          expect(verifyBoth(signature, msg, publicKey)).toBe(false);
+        },
+      ),
+    );
+  });
+
+  it("reject every flipped bit of signature, message or key", () => {
+    fc.assert(
+      fc.property(seed, fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.nat(), (s, msg, bit) => {
+        const signature = ed25519Sign(msg, s);
+        const publicKey = ed25519KeyPairFromSeed(s).publicKey;
+        const flip = (bytes: Uint8Array) => {
+          const copy = bytes.slice();
+          const i = bit % (copy.length * 8);
+          copy[i >> 3] = (copy[i >> 3] as number) ^ (1 << (i & 7));
+          return copy;
+        };
+        expect(verifyBoth(flip(signature), msg, publicKey)).toBe(false);
+        expect(verifyBoth(signature, flip(msg), publicKey)).toBe(false);
+        expect(verifyBoth(signature, msg, flip(publicKey))).toBe(false);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("reject S + L, which tweetnacl alone accepts", () => {
+    fc.assert(
+      fc.property(seed, message, (s, msg) => {
+        const malleated = malleate(ed25519Sign(msg, s));
+        const publicKey = ed25519KeyPairFromSeed(s).publicKey;
+        expect(nacl.sign.detached.verify(msg, malleated, publicKey)).toBe(true);
+        expect(verifyBoth(malleated, msg, publicKey)).toBe(false);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it("reject non-canonical encodings of A that tweetnacl alone accepts", () => {
+    const msg = new TextEncoder().encode("any message");
+    const signature = signatureForIdentityKey(new Uint8Array(32).fill(1));
+    expect(verifyBoth(signature, msg, IDENTITY.canonical)).toBe(true);
+    for (const key of [IDENTITY.yPlusP, IDENTITY.signBit, IDENTITY.yPlusPSignBit]) {
+      expect(nacl.sign.detached.verify(msg, signature, key)).toBe(true);
+      expect(verifyBoth(signature, msg, key)).toBe(false);
+    }
+    expect(verifyBoth(signature, msg, MINUS_ONE_SIGN_BIT)).toBe(false);
+  });
+
+  it("reject non-canonical encodings of R", () => {
+    const msg = new TextEncoder().encode("any message");
+    const s = new Uint8Array(32).fill(2);
+    const publicKey = ed25519KeyPairFromSeed(s).publicKey;
+    expect(verifyBoth(signatureWithIdentityR(msg, s, IDENTITY.canonical), msg, publicKey)).toBe(
+      true,
+    );
+    for (const r of [
+      IDENTITY.yPlusP,
+      IDENTITY.signBit,
+      IDENTITY.yPlusPSignBit,
+      MINUS_ONE_SIGN_BIT,
+    ]) {
+      expect(verifyBoth(signatureWithIdentityR(msg, s, r), msg, publicKey)).toBe(false);
+    }
+  });
+
+  it("reject wrong lengths without throwing", () => {
+    const s = new Uint8Array(32).fill(3);
+    const msg = new Uint8Array([1, 2, 3]);
+    const signature = ed25519Sign(msg, s);
+    const publicKey = ed25519KeyPairFromSeed(s).publicKey;
+    expect(verifyBoth(signature.slice(0, 63), msg, publicKey)).toBe(false);
+    expect(verifyBoth(Uint8Array.from([...signature, 0]), msg, publicKey)).toBe(false);
+    expect(verifyBoth(signature, msg, publicKey.slice(0, 31))).toBe(false);
+    expect(verifyBoth(signature, msg, Uint8Array.from([...publicKey, 0]))).toBe(false);
+    expect(verifyBoth(new Uint8Array(0), msg, new Uint8Array(0))).toBe(false);
+  });
+
+  it("throw TypeError for non-byte arguments", () => {
+    const bytes = new Uint8Array(32);
+    for (const verifier of [portableEd25519, node]) {
+      expect(() => verifier.verify("sig" as unknown as Uint8Array, bytes, bytes)).toThrow(
+        TypeError,
+      );
+      expect(() => verifier.verify(bytes, [] as unknown as Uint8Array, bytes)).toThrow(TypeError);
+      expect(() => verifier.verify(bytes, bytes, null as unknown as Uint8Array)).toThrow(TypeError);
+    }
+  });
+});
+
+describe("key helpers", () => {
+  it("derive keys from a 32-byte seed (RFC 8032 section 7.1 test 1, RFC 7748 section 6.1)", () => {
+    const hex = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
+    const ed = hex("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60");
+    expect(ed25519KeyPairFromSeed(ed).publicKey).toEqual(
+      hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"),
+    );
+    expect(ed25519Sign(new Uint8Array(0), ed)).toEqual(
+      hex(
+        "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b",
+      ),
+    );
+    const x = hex("77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+    expect(x25519PublicKeyFromSeed(x)).toEqual(
+      hex("8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a"),
+    );
+  });
+
+  it("reject bad seeds", () => {
+    expect(() => ed25519KeyPairFromSeed(new Uint8Array(31))).toThrow(RangeError);
+    expect(() => x25519PublicKeyFromSeed(new Uint8Array(33))).toThrow(RangeError);
+    expect(() => ed25519Sign(new Uint8Array(1), "seed" as unknown as Uint8Array)).toThrow(
+      TypeError,
+    );
+    expect(() => ed25519Sign("m" as unknown as Uint8Array, new Uint8Array(32))).toThrow(TypeError);
+  });
+});

@@ -1,0 +1,51 @@
+import nacl from "tweetnacl";
+import { passesStrictEd25519Checks } from "./ed25519-strict.js";
+
+export interface Ed25519Verifier {
+  /** Strict RFC 8032 verification; false (never a throw) for any malformed signature or key. */
+  verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean;
+}
+
+export interface Ed25519KeyPair {
+  publicKey: Uint8Array;
+  /** tweetnacl's 64-byte secret key: seed followed by the public key. */
+  secretKey: Uint8Array;
+}
+
+/** tweetnacl plus the S < L and canonical-encoding checks it lacks. */
+export const portableEd25519: Ed25519Verifier = {
+  verify(signature, message, publicKey) {
+    requireBytes(signature, "signature");
+    requireBytes(message, "message");
+    requireBytes(publicKey, "publicKey");
+    if (!passesStrictEd25519Checks(signature, publicKey)) return false;
+    return nacl.sign.detached.verify(message, signature, publicKey);
+  },
+};
+
+export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
+  requireSeed(seed);
+  const { publicKey, secretKey } = nacl.sign.keyPair.fromSeed(seed);
+  return { publicKey, secretKey };
+}
+
+/** Deterministic RFC 8032 signature (64 bytes). */
+export function ed25519Sign(message: Uint8Array, seed: Uint8Array): Uint8Array {
+  requireBytes(message, "message");
+  return nacl.sign.detached(message, ed25519KeyPairFromSeed(seed).secretKey);
+}
+
+/** RFC 7748 X25519 public key of a 32-byte private key (clamped as usual). */
+export function x25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
+  requireSeed(seed);
+  return nacl.scalarMult.base(seed);
+}
+
+export function requireBytes(value: unknown, name: string): asserts value is Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+}
+
+function requireSeed(seed: Uint8Array): void {
+  requireBytes(seed, "seed");
+  if (seed.length !== 32) throw new RangeError("seed must be 32 bytes");
+}

@@ -1,0 +1,51 @@
+import { createPublicKey, type KeyObject, verify } from "node:crypto";
+import { encodeBase64Url } from "../base64.js";
+import { type Ed25519Verifier, requireBytes } from "../ed25519.js";
+import { passesStrictEd25519Checks } from "../ed25519-strict.js";
+
+export interface NodeEd25519Options {
+  /** Most public keys kept as parsed KeyObjects (least recently used evicted); default 10000. */
+  maxCachedKeys?: number;
+}
+
+/** node:crypto (OpenSSL) verifier with the same strict pre-checks as `portableEd25519`. */
+export function nodeEd25519(options: NodeEd25519Options = {}): Ed25519Verifier {
+  const maxCachedKeys = options.maxCachedKeys ?? 10_000;
+  if (!Number.isSafeInteger(maxCachedKeys) || maxCachedKeys < 1) {
+    throw new RangeError("maxCachedKeys must be a positive integer");
+  }
+  const keys = new Map<string, KeyObject>();
+
+  function keyObject(publicKey: Uint8Array): KeyObject {
+    const x = encodeBase64Url(publicKey);
+    const cached = keys.get(x);
+    if (cached !== undefined) {
+      // Re-insert so the Map's insertion order is recency order.
+      keys.delete(x);
+      keys.set(x, cached);
+      return cached;
+    }
+    const created = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
+    if (keys.size >= maxCachedKeys) {
+      const oldest = keys.keys().next();
+      if (!oldest.done) keys.delete(oldest.value);
+    }
+    keys.set(x, created);
+    return created;
+  }
+
+  return {
+    verify(signature, message, publicKey) {
+      requireBytes(signature, "signature");
+      requireBytes(message, "message");
+      requireBytes(publicKey, "publicKey");
+      if (!passesStrictEd25519Checks(signature, publicKey)) return false;
+      try {
+        return verify(null, message, keyObject(publicKey), signature);
+      } catch {
+        // OpenSSL refuses some keys (e.g. y not on the curve) by throwing; that is a failed check.
+        return false;
+      }
+    },
+  };
+}
