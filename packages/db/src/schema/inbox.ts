@@ -1,0 +1,30 @@
+import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { bytea } from "./prekeys.js";
+
+export const inboxRegistrations = pgTable("inbox_registrations", {
+  address: text("address").primaryKey(),
+  signingKey: bytea("signing_key").notNull(),
+  /** Last receivedAt handed out; the next deposit gets max(now, last + 1). */
+  lastReceivedAt: bigint("last_received_at", { mode: "number" }).notNull().default(0),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+});
+
+export const inboxBlobs = pgTable(
+  "inbox_blobs",
+  {
+    address: text("address")
+      .notNull()
+      .references(() => inboxRegistrations.address, { onDelete: "cascade" }),
+    msgId: text("msg_id").notNull(),
+    ciphertext: bytea("ciphertext").notNull(),
+    senderKey: bytea("sender_key").notNull(),
+    sender: text("sender").notNull(),
+    receivedAt: bigint("received_at", { mode: "number" }).notNull(),
+    expiresAt: bigint("expires_at", { mode: "number" }).notNull(),
+  },
+  (table) => [
+    primaryKey({ name: "inbox_blobs_address_msg_id_pk", columns: [table.address, table.msgId] }),
+    uniqueIndex("inbox_blobs_address_received_at_idx").on(table.address, table.receivedAt),
+    index("inbox_blobs_expires_at_idx").on(table.expiresAt),
+  ],
+);

@@ -1,0 +1,2 @@
+export * from "./inbox.js";
+export * from "./prekeys.js";

@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { afterEach, describe, expect, it } from "vitest";
+import { identities } from "./schema/index.js";
+import { openStorage, type Storage } from "./storage.js";
+import { createTestStorage, hasTestPostgres } from "./testing.js";
+
+const opened: Storage[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+const identity = (address: string) => ({
+  address,
+  signingKey: new Uint8Array(32).fill(1),
+  dhKey: new Uint8Array(32).fill(2),
+  signedPreKeyId: 1,
+  signedPreKey: new Uint8Array(32).fill(3),
+  signedPreKeySignature: new Uint8Array(64).fill(4),
+  createdAt: 1,
+  updatedAt: 1,
+});
+
+describe("embedded storage", () => {
+  it("keeps rows across a restart of the data directory", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "svc-db-"));
+    try {
+      const first = await openStorage({ dataDir });
+      await first.db.insert(identities).values(identity("alice"));
+      await first.close();
+      const second = await openStorage({ dataDir });
+      opened.push(second);
+      const rows = await second.db.select().from(identities).where(eq(identities.address, "alice"));
+      expect(rows).toHaveLength(1);
+      expect(rows[0]?.signingKey).toEqual(new Uint8Array(32).fill(1));
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it("delivers notifications to listeners", async () => {
+    const storage = await createTestStorage({ kind: "pglite" });
+    opened.push(storage);
+    const received: string[] = [];
+    const unlisten = await storage.listen("svc_test", (payload) => received.push(payload));
+    await storage.notify("svc_test", "hello");
+    await expect.poll(() => received).toEqual(["hello"]);
+    await unlisten();
+  });
+});
+
+describe.runIf(hasTestPostgres())("postgres storage", () => {
+  it("gives each test an empty migrated database", async () => {
+    const storage = await createTestStorage({ kind: "postgres" });
+    opened.push(storage);
+    await storage.db.insert(identities).values(identity("bob"));
+    const other = await createTestStorage({ kind: "postgres" });
+    opened.push(other);
+    expect(await other.db.select().from(identities)).toEqual([]);
+    await storage.ping();
+  });
+
+  it("delivers notifications to listeners", async () => {
+    const storage = await createTestStorage({ kind: "postgres" });
+    opened.push(storage);
+    const received: string[] = [];
+    const unlisten = await storage.listen("svc_test", (payload) => received.push(payload));
+    await storage.notify("svc_test", "hello");
+    await expect.poll(() => received).toEqual(["hello"]);
+    await unlisten();
+  });
+});

@@ -1,0 +1,117 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import postgres from "postgres";
+import * as schema from "./schema/index.js";
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type StorageKind = "pglite" | "postgres";
+
+/** A database handle plus what the app needs around it: liveness, notifications, shutdown. */
+export interface Storage {
+  readonly kind: StorageKind;
+  readonly db: Database;
+  ping(): Promise<void>;
+  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StorageOptions {
+  /** postgres:// URL; when absent an embedded PGlite database is used. */
+  databaseUrl?: string | undefined;
+  /** Directory for the embedded database; when absent PGlite runs in memory. */
+  dataDir?: string | undefined;
+  /** Connection pool size for PostgreSQL. */
+  poolSize?: number;
+}
+
+const migrationsFolder = fileURLToPath(new URL("../drizzle", import.meta.url));
+const MIGRATION_LOCK_ID = 0x5356_4301;
+
+export async function openStorage(options: StorageOptions): Promise<Storage> {
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
+    : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Storage> {
+  let location: string | undefined;
+  if (dataDir) {
+    location = join(dataDir, "pglite");
+    await mkdir(location, { recursive: true });
+  }
+  return pgliteStorage(await migratedPglite(location));
+}
+
+/** Opens (in memory when `location` is absent) and migrates an embedded database. */
+export async function migratedPglite(location?: string): Promise<PGlite> {
+  const client = new PGlite(location);
+  await migratePglite(drizzlePglite(client), { migrationsFolder });
+  return client;
+}
+
+/** Wraps an open, migrated PGlite instance. */
+export function pgliteStorage(client: PGlite): Storage {
+  const db = drizzlePglite(client, { schema });
+  return {
+    kind: "pglite",
+    db: db as unknown as Database,
+    async ping() {
+      await client.query("select 1");
+    },
+    async listen(channel, onPayload) {
+      const unlisten = await client.listen(channel, onPayload);
+      return () => unlisten();
+    },
+    async notify(channel, payload) {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Storage> {
+  await migrateUnderLock(url);
+  const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
+  const db = drizzlePostgres(client, { schema });
+  return {
+    kind: "postgres",
+    db: db as unknown as Database,
+    async ping() {
+      await client`select 1`;
+    },
+    async listen(channel, onPayload) {
+      const { unlisten } = await client.listen(channel, onPayload);
+      return unlisten;
+    },
+    async notify(channel, payload) {
+      await client.notify(channel, payload);
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Several instances may start at once: one runs the migrations, the others wait for it. */
+async function migrateUnderLock(url: string): Promise<void> {
+  const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
+  try {
+    await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
+    await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    await client`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
