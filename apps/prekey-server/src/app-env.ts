@@ -1,0 +1,5 @@
+export interface AppEnv {
+  Variables: {
+    requestId: string;
+  };
+}

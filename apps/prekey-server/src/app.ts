@@ -1,0 +1,99 @@
+import { CanonicalError } from "@svc/canonical";
+import { openStorage, type Storage } from "@svc/db";
+import { Hono } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { AppEnv } from "./app-env.js";
+import type { Config } from "./config.js";
+import { ApiError } from "./errors.js";
+import { registerOperationsRoutes } from "./routes/operations.js";
+import { createServices, type ServiceOptions, type Services } from "./services.js";
+
+export interface SvcApp {
+  readonly app: Hono<AppEnv>;
+  readonly services: Services;
+  /** Stops background work, ends open streams and closes the storage it opened. */
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions extends ServiceOptions {
+  /** Use this storage instead of opening one from the configuration (it is not closed). */
+  storage?: Storage;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<SvcApp> {
+  const storage =
+    options.storage ??
+    (await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }));
+  const services = createServices(config, storage, options);
+  const app = new Hono<AppEnv>();
+
+  app.use(async function observeRequest(c, next) {
+    const started = performance.now();
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", requestId);
+    await next();
+    c.header("X-Request-Id", requestId);
+    const route = routePattern(c);
+    services.metrics.requests.inc({ route, status: String(c.res.status) });
+    services.logger.info("request", {
+      requestId,
+      method: c.req.method,
+      route,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+    });
+  });
+
+  registerOperationsRoutes(app, services);
+  if (!config.kt.enabled) app.all("/v1/kt/*", featureDisabled("key transparency"));
+  if (!config.inbox.enabled) {
+    app.all("/v1/inbox/*", featureDisabled("the inbox relay"));
+    app.all("/v1/bridge/*", featureDisabled("the inbox relay"));
+  }
+
+  app.notFound((c) => c.json(new ApiError(404, "SVC_NOT_FOUND", "no such route").body(), 404));
+  app.onError((error, c) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) {
+      services.logger.error("unhandled error", {
+        requestId: c.get("requestId"),
+        error: error instanceof Error ? error.name : "unknown",
+      });
+    }
+    return c.json(apiError.body(), apiError.status, apiError.headers);
+  });
+
+  return {
+    app,
+    services,
+    async close() {
+      await services.close();
+      if (!options.storage) await storage.close();
+    },
+  };
+}
+
+function featureDisabled(feature: string) {
+  return function featureDisabled(): never {
+    throw new ApiError(404, "SVC_FEATURE_DISABLED", `${feature} is not enabled on this server`);
+  };
+}
+
+function routePattern(c: Parameters<typeof matchedRoutes>[0]): string {
+  const handlers = matchedRoutes(c).filter((route) => route.method !== "ALL");
+  return handlers.at(-1)?.path ?? "unmatched";
+}
+
+/** Maps anything a route threw to the ErrorResponse it answers with; never leaks internals. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof CanonicalError) {
+    return error.code === "INVALID_ADDRESS"
+      ? new ApiError(400, "SVC_INVALID_ADDRESS", error.message)
+      : new ApiError(400, "SVC_BAD_REQUEST", error.message);
+  }
+  return new ApiError(500, "SVC_INTERNAL", "internal error");
+}

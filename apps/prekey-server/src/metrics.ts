@@ -1,0 +1,40 @@
+import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+
+/** Every metric the server exports, on a registry of its own (one per app instance). */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "svc_" });
+  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
+    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  return {
+    registry,
+    requests: counter("svc_requests_total", "HTTP requests by route pattern and status", [
+      "route",
+      "status",
+    ]),
+    rateLimited: counter("svc_rate_limit_rejections_total", "Requests refused by a rate limit", [
+      "route",
+      "limit",
+    ]),
+    ktPublish: counter("svc_kt_publish_total", "Signed tree heads published"),
+    inboxPut: counter("svc_inbox_put_total", "Inbox deposits by outcome", ["outcome"]),
+    inboxFetch: counter("svc_inbox_fetch_total", "Inbox blobs returned by fetch"),
+    inboxAck: counter("svc_inbox_ack_total", "Inbox blobs acknowledged"),
+    pruneCycles: counter("svc_inbox_prune_cycles_total", "Inbox expiry pruning cycles"),
+    blobsPruned: counter("svc_inbox_blobs_pruned_total", "Expired inbox blobs deleted"),
+    bridgeConnects: counter("svc_bridge_connects_total", "Bridge connections opened", [
+      "transport",
+    ]),
+    bridgesLive: new Gauge({
+      name: "svc_bridges_live",
+      help: "Open bridge connections by transport",
+      labelNames: ["transport"],
+      registers: [registry],
+    }),
+    envelopesDelivered: counter("svc_bridge_envelopes_delivered_total", "Envelopes delivered", [
+      "transport",
+    ]),
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

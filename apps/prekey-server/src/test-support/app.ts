@@ -1,0 +1,43 @@
+import { createTestStorage } from "@svc/db/testing";
+import { afterEach } from "vitest";
+import { type CreateAppOptions, createApp, type SvcApp } from "../app.js";
+import { type Config, loadConfig } from "../config.js";
+import { type RunningServer, startServer } from "../server.js";
+
+/** Configuration as the server would read it from these environment variables. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ SVC_LOG_LEVEL: "silent", SVC_PORT: "0", ...env });
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** An app on a fresh test database, closed after the test. */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: CreateAppOptions = {},
+): Promise<SvcApp> {
+  const storage = options.storage ?? (await createTestStorage());
+  const svc = await createApp(testConfig(env), { ...options, storage });
+  cleanups.push(async () => {
+    await svc.close();
+    if (!options.storage) await storage.close();
+  });
+  return svc;
+}
+
+/** A listening server on a fresh test database (or the given one), stopped after the test. */
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: CreateAppOptions = {},
+): Promise<RunningServer> {
+  const storage = options.storage ?? (await createTestStorage());
+  const server = await startServer(testConfig(env), { ...options, storage });
+  cleanups.push(async () => {
+    await server.stop();
+    if (!options.storage) await storage.close();
+  });
+  return server;
+}
