@@ -1,0 +1,62 @@
+import { performance } from "node:perf_hooks";
+
+export interface LoadResult {
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * Runs `operation` from `concurrency` concurrent workers for `durationMs` (after a short warm-up)
+ * and reports throughput and latency percentiles.
+ */
+export async function runLoad(
+  operation: (worker: number) => Promise<unknown>,
+  options: { concurrency: number; durationMs: number; warmupMs?: number },
+): Promise<LoadResult> {
+  await drive(operation, options.concurrency, options.warmupMs ?? 300, []);
+  const latencies: number[] = [];
+  const started = performance.now();
+  await drive(operation, options.concurrency, options.durationMs, latencies);
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    opsPerSec: latencies.length / elapsed,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+  };
+}
+
+async function drive(
+  operation: (worker: number) => Promise<unknown>,
+  concurrency: number,
+  durationMs: number,
+  latencies: number[],
+): Promise<void> {
+  const deadline = performance.now() + durationMs;
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, worker) => {
+      while (performance.now() < deadline) {
+        const start = performance.now();
+        await operation(worker);
+        latencies.push(performance.now() - start);
+      }
+    }),
+  );
+}
+
+export function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+}
+
+/** Counts how many times `operation` runs per second on this thread, synchronously. */
+export function rate(operation: () => void, durationMs = 1000): number {
+  let count = 0;
+  const started = performance.now();
+  while (performance.now() - started < durationMs) {
+    operation();
+    count++;
+  }
+  return count / ((performance.now() - started) / 1000);
+}
