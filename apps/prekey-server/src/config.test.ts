@@ -1,0 +1,104 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.js";
+
+describe("loadConfig", () => {
+  it("applies the documented defaults", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+      dataDir: "./data",
+      databaseUrl: undefined,
+      kt: { enabled: true, signingKey: undefined },
+      inbox: {
+        enabled: true,
+        maxBlobBytes: 1048576,
+        quota: 1000,
+        minTtlMs: 60000,
+        maxTtlMs: 2592000000,
+      },
+      observerToken: undefined,
+      rateLimit: {
+        enabled: true,
+        registerPerAddress: 20,
+        registerPerIp: 100,
+        replenishPerAddress: 60,
+        bundlePerIp: 120,
+        bundlePerAddress: 600,
+      },
+      trustProxy: 0,
+      logLevel: "info",
+    });
+  });
+
+  it("reads every variable", () => {
+    const config = loadConfig({
+      SVC_HOST: "0.0.0.0",
+      SVC_PORT: "9000",
+      SVC_DATA_DIR: "/var/lib/svc",
+      DATABASE_URL: "postgres://svc@db/svc",
+      SVC_KT: "off",
+      SVC_KT_SIGNING_KEY: "V+XgpeE5hfue6bhO6kWhHytw6TFPuGkMsskEfce1lI8=",
+      SVC_INBOX: "off",
+      SVC_OBSERVER_TOKEN: "0123456789abcdef0123",
+      SVC_RATE_LIMIT: "off",
+      SVC_TRUST_PROXY: "2",
+      SVC_INBOX_MAX_BLOB_BYTES: "2048",
+      SVC_INBOX_QUOTA: "5",
+      SVC_INBOX_MIN_TTL_MS: "1000",
+      SVC_INBOX_MAX_TTL_MS: "5000",
+      SVC_LOG_LEVEL: "warn",
+    });
+    expect(config).toMatchObject({
+      host: "0.0.0.0",
+      port: 9000,
+      dataDir: "/var/lib/svc",
+      databaseUrl: "postgres://svc@db/svc",
+      kt: { enabled: false, signingKey: "V+XgpeE5hfue6bhO6kWhHytw6TFPuGkMsskEfce1lI8=" },
+      inbox: { enabled: false, maxBlobBytes: 2048, quota: 5, minTtlMs: 1000, maxTtlMs: 5000 },
+      observerToken: "0123456789abcdef0123",
+      rateLimit: { enabled: false },
+      trustProxy: 2,
+      logLevel: "warn",
+    });
+    expect(loadConfig({ SVC_TRUST_PROXY: "on" }).trustProxy).toBe(1);
+  });
+
+  it("reports one clear message per bad value, all at once", () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        SVC_PORT: "80a",
+        SVC_KT: "yes",
+        SVC_KT_SIGNING_KEY: "short",
+        DATABASE_URL: "mysql://x",
+        SVC_LOG_LEVEL: "loud",
+      });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toHaveLength(5);
+    expect(problems.join("\n")).toMatch(/SVC_PORT: must be a whole number/);
+    expect(problems.join("\n")).toMatch(/SVC_KT: must be on or off/);
+    expect(problems.join("\n")).toMatch(/SVC_KT_SIGNING_KEY: must be the base64 of a 32-byte/);
+    expect(problems.join("\n")).toMatch(/DATABASE_URL: must be a postgres/);
+    expect(problems.join("\n")).toMatch(/SVC_LOG_LEVEL: must be one of/);
+  });
+
+  it("rejects out-of-range numbers and inconsistent TTLs", () => {
+    expect(() => loadConfig({ SVC_PORT: "70000" })).toThrow(/SVC_PORT: must be at most 65535/);
+    expect(() => loadConfig({ SVC_INBOX_QUOTA: "0" })).toThrow(
+      /SVC_INBOX_QUOTA: must be at least 1/,
+    );
+    expect(() => loadConfig({ SVC_INBOX_MIN_TTL_MS: "10", SVC_INBOX_MAX_TTL_MS: "5" })).toThrow(
+      /SVC_INBOX_MIN_TTL_MS: must not exceed/,
+    );
+    expect(() => loadConfig({ SVC_OBSERVER_TOKEN: "short" })).toThrow(/at least 16 characters/);
+  });
+
+  it("treats empty variables as unset", () => {
+    expect(loadConfig({ DATABASE_URL: "", SVC_PORT: "" }).port).toBe(8080);
+  });
+});
