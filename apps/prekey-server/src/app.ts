@@ -1,11 +1,14 @@
 import { CanonicalError } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
+import { InboxError } from "@svc/inbox";
 import { Hono } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./app-env.js";
 import type { Config } from "./config.js";
 import { ApiError } from "./errors.js";
+import { registerObserverRoutes } from "./observer/routes.js";
 import { registerOperationsRoutes } from "./routes/operations.js";
+import { inboxApiError, registerInboxRoutes } from "./routes/v1/inbox/index.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 export interface SvcApp {
@@ -48,11 +51,13 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
 
   registerOperationsRoutes(app, services);
+  const inbox = config.inbox.enabled ? registerInboxRoutes(app, services) : undefined;
   if (!config.kt.enabled) app.all("/v1/kt/*", featureDisabled("key transparency"));
   if (!config.inbox.enabled) {
     app.all("/v1/inbox/*", featureDisabled("the inbox relay"));
     app.all("/v1/bridge/*", featureDisabled("the inbox relay"));
   }
+  registerObserverRoutes(app, services, {});
 
   app.notFound((c) => c.json(new ApiError(404, "SVC_NOT_FOUND", "no such route").body(), 404));
   app.onError((error, c) => {
@@ -95,5 +100,6 @@ export function toApiError(error: unknown): ApiError {
       ? new ApiError(400, "SVC_INVALID_ADDRESS", error.message)
       : new ApiError(400, "SVC_BAD_REQUEST", error.message);
   }
+  if (error instanceof InboxError) return inboxApiError(error);
   return new ApiError(500, "SVC_INTERNAL", "internal error");
 }
