@@ -1,0 +1,37 @@
+import { createTestStorage } from "@svc/db/testing";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectContract } from "../../../openapi/contract.js";
+import { createTestApp } from "../../../test-support/app.js";
+import { jsonRequest, registerBody, testIdentity, warmTestDatabase } from "./test-client.js";
+
+const NOW = 1_763_780_000_000;
+
+describe("GET /v1/keys/count/:address", () => {
+  beforeAll(() => warmTestDatabase(createTestStorage));
+
+  it("counts queued one-time prekeys, 0 when unregistered, and does not consume", async () => {
+    const { app } = await createTestApp({}, { now: () => NOW });
+    const count = async (address: string) => {
+      const path = `/v1/keys/count/${address}`;
+      const res = await app.request(path);
+      expect(res.status).toBe(200);
+      return expectContract(res, "GET", path);
+    };
+    expect(await count("nobody")).toEqual({ count: 0 });
+    const alice = testIdentity("alice");
+    await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1, 2])));
+    expect(await count("alice")).toEqual({ count: 2 });
+    expect(await count("alice")).toEqual({ count: 2 });
+    expect(await count(encodeURIComponent("ａｌｉｃｅ"))).toEqual({ count: 2 });
+  });
+
+  it("answers 400 SVC_INVALID_ADDRESS for an invalid address", async () => {
+    const { app } = await createTestApp();
+    for (const bad of ["a,b", "_x", "x".repeat(300)]) {
+      const path = `/v1/keys/count/${bad}`;
+      const res = await app.request(path);
+      expect(res.status).toBe(400);
+      expect(await expectContract(res, "GET", path)).toMatchObject({ code: "SVC_INVALID_ADDRESS" });
+    }
+  });
+});

@@ -1,0 +1,31 @@
+import { createPrekeyDirectory } from "@svc/prekeys";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../../app-env.js";
+import type { Services } from "../../../services.js";
+import { registerBundleRoute } from "./bundle.js";
+import { createKeysRateLimits, type KeysHooks, type KeysRoutes } from "./context.js";
+import { registerCountRoute } from "./count.js";
+import { registerDeleteRoute } from "./delete.js";
+import { registerRegisterRoute } from "./register.js";
+import { registerReplenishRoute } from "./replenish.js";
+
+export type { IdentityChange, KeysHooks } from "./context.js";
+
+/** The prekey directory routes (interface.md "Keys", D5); `hooks` connect key transparency. */
+export function registerKeysRoutes(
+  app: Hono<AppEnv>,
+  services: Services,
+  hooks: KeysHooks = {},
+): void {
+  const routes: KeysRoutes = {
+    services,
+    directory: createPrekeyDirectory(services.storage.db),
+    hooks,
+    limits: createKeysRateLimits(services),
+  };
+  registerRegisterRoute(app, routes);
+  registerBundleRoute(app, routes);
+  registerCountRoute(app, routes);
+  registerReplenishRoute(app, routes);
+  registerDeleteRoute(app, routes);
+}

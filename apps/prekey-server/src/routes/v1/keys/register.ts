@@ -1,0 +1,60 @@
+import { normalizeAddress } from "@svc/canonical";
+import { requireSameIdentity, verifySignedPreKey } from "@svc/prekeys";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../../app-env.js";
+import { readJsonBody } from "../../../http/json-body.js";
+import { decodeKey, parseBody, requireFresh, signatureValid } from "../../../http/signed-body.js";
+import { badSignature, type KeysRoutes, requesterIp } from "./context.js";
+import {
+  decodeOneTimePreKeys,
+  decodeSignedPreKey,
+  KEYS_BODY_LIMIT,
+  RegisterBody,
+} from "./schemas.js";
+
+/**
+ * POST /v1/keys/register. Checks in order: per-IP limit (429), size (413), JSON and schema (400),
+ * address and keys (400), identity keys against the stored ones (401), signature (401),
+ * freshness (401), per-address limit (429), signed prekey (400), prekey caps (400).
+ */
+export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
+  const { services, directory, hooks, limits } = routes;
+
+  app.post("/v1/keys/register", async (c) => {
+    limits.registerPerIp.consume(requesterIp(routes, c));
+    const body = await readJsonBody(c, KEYS_BODY_LIMIT);
+    const fields = parseBody(RegisterBody, body);
+    const address = normalizeAddress(fields.address);
+    const registration = {
+      address,
+      identitySigningKey: decodeKey(fields.identitySigningKey, 32, "identitySigningKey"),
+      identityDHKey: decodeKey(fields.identityDHKey, 32, "identityDHKey"),
+      signedPreKey: decodeSignedPreKey(fields.signedPreKey),
+      oneTimePreKeys: decodeOneTimePreKeys(fields.oneTimePreKeys),
+    };
+
+    // First register: trust on first use of the body's key. Later: the stored keys must be named,
+    // so the body's signing key is the stored one and the signature is checked with it.
+    const stored = await directory.findIdentity(address);
+    if (stored) requireSameIdentity(stored, registration);
+    if (!signatureValid(services, c, body, registration.identitySigningKey)) throw badSignature();
+    requireFresh(services, fields.signedAt, 401);
+    limits.registerPerAddress.consume(address);
+    verifySignedPreKey(
+      services.verifier,
+      registration.identitySigningKey,
+      registration.signedPreKey,
+    );
+
+    const { created } = await directory.registerIdentity(registration, services.now());
+    if (created) {
+      await hooks.identityChanged?.({
+        address,
+        kind: "created",
+        identitySigningKey: registration.identitySigningKey,
+        identityDHKey: registration.identityDHKey,
+      });
+    }
+    return c.json({ ok: true });
+  });
+}

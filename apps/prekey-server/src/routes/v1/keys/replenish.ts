@@ -1,0 +1,36 @@
+import { normalizeAddress } from "@svc/canonical";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../../app-env.js";
+import { readJsonBody } from "../../../http/json-body.js";
+import { parseBody, requireFresh, signatureValid } from "../../../http/signed-body.js";
+import { badSignature, type KeysRoutes, notRegistered } from "./context.js";
+import { decodeOneTimePreKeys, KEYS_BODY_LIMIT, ReplenishBody } from "./schemas.js";
+
+/**
+ * POST /v1/keys/replenish. Checks in order: size (413), JSON and schema (400), address and keys
+ * (400), registration (404), signature with the stored key (401), freshness (401), per-address
+ * limit (429), prekey caps (400).
+ */
+export function registerReplenishRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
+  const { services, directory, limits } = routes;
+
+  app.post("/v1/keys/replenish", async (c) => {
+    const body = await readJsonBody(c, KEYS_BODY_LIMIT);
+    const fields = parseBody(ReplenishBody, body);
+    const address = normalizeAddress(fields.address);
+    const entries = decodeOneTimePreKeys(fields.oneTimePreKeys);
+
+    const stored = await directory.findIdentity(address);
+    if (!stored) throw notRegistered(address);
+    if (!signatureValid(services, c, body, stored.identitySigningKey)) throw badSignature();
+    requireFresh(services, fields.signedAt, 401);
+    limits.replenishPerAddress.consume(address);
+
+    const remaining = await directory.appendOneTimePrekeys(
+      address,
+      stored.identitySigningKey,
+      entries,
+    );
+    return c.json({ ok: true, remaining });
+  });
+}

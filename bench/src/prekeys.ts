@@ -1,0 +1,279 @@
+import { generateKeyPairSync, sign as nodeSign, randomBytes } from "node:crypto";
+import { createServer } from "node:http";
+import { decodeBase64Url, encodeBase64, portableEd25519, signedBodyMessage } from "@svc/canonical";
+import { nodeEd25519 } from "@svc/canonical/node";
+import { openStorage, type Storage } from "@svc/db";
+import { loadConfig, startServer } from "@svc/prekey-server";
+import postgres from "postgres";
+import nacl from "tweetnacl";
+import { rate, runLoad } from "./measure.js";
+import { benchDatabaseUrl } from "./postgres-url.js";
+import { type BenchRow, printTable } from "./table.js";
+
+const CONCURRENCY = 50;
+const DURATION_MS = 2500;
+const POOL_SIZE = 10;
+/** Queues filled before the fetch rows, so that every measured fetch pops a one-time prekey. */
+const ADDRESSES = 40;
+const KEYS_PER_ADDRESS = 1000;
+
+/**
+ * Prekey directory: bundle fetches over HTTP next to the bare SQL pop they are built on (same
+ * driver, same pool), registers carrying 100 one-time prekeys, and Ed25519 verification speed.
+ */
+export async function prekeysSuite(): Promise<void> {
+  printTable(
+    "prekeys: bundle fetch and register, PGlite",
+    await storageRows(await openStorage({})),
+  );
+  const url = benchDatabaseUrl();
+  if (url) {
+    const database = await scratchDatabase(url);
+    try {
+      const storage = await openStorage({ databaseUrl: database.url, poolSize: POOL_SIZE });
+      printTable("prekeys: bundle fetch and register, PostgreSQL", await storageRows(storage));
+    } finally {
+      await database.drop();
+    }
+  } else {
+    console.log("\n(prekeys on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
+  }
+  printTable("prekeys: Ed25519 verification of a register body", verificationRows());
+}
+
+async function storageRows(storage: Storage): Promise<BenchRow[]> {
+  const config = loadConfig({
+    SVC_PORT: "0",
+    SVC_RATE_LIMIT: "off",
+    SVC_LOG_LEVEL: "silent",
+    SVC_KT: "off",
+    SVC_INBOX: "off",
+  });
+  const server = await startServer(config, { storage });
+  try {
+    const client = new Client(server.url);
+    const fetchAddresses = await client.fillQueues("fetch");
+    const popAddresses = await client.fillQueues("pop");
+
+    let fetched = 0;
+    let withPrekey = 0;
+    const bundles = await runLoad(
+      async (worker) => {
+        const address = fetchAddresses[(worker + fetched++) % ADDRESSES];
+        const res = await fetch(`${server.url}/v1/keys/bundle/${address}`);
+        if (res.status !== 200) throw new Error(`bundle fetch answered ${res.status}`);
+        if ("oneTimePreKey" in ((await res.json()) as object)) withPrekey++;
+      },
+      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+    );
+
+    const pop = rawPop(storage);
+    let popped = 0;
+    const pops = await runLoad(
+      (worker) => pop(popAddresses[(worker + popped++) % ADDRESSES] ?? ""),
+      {
+        concurrency: CONCURRENCY,
+        durationMs: DURATION_MS,
+      },
+    );
+
+    const floor = await httpFloor();
+
+    let registered = 0;
+    const registers = await runLoad(() => client.register(`reg-${registered++}`, 100), {
+      concurrency: 10,
+      durationMs: DURATION_MS,
+    });
+
+    return [
+      {
+        name: "SQL pop only (DELETE ... RETURNING)",
+        ...pops,
+        note: `${CONCURRENCY} concurrent, same pool`,
+      },
+      {
+        name: "bundle fetch (HTTP)",
+        ...bundles,
+        baseline: "SQL pop only (DELETE ... RETURNING)",
+        note: `${CONCURRENCY} keep-alive clients; ${Math.round((withPrekey / fetched) * 100)}% carried a one-time prekey`,
+      },
+      {
+        name: "empty HTTP response (node:http)",
+        ...floor,
+        note: "the HTTP ceiling of this machine and client",
+      },
+      {
+        name: "register with 100 one-time prekeys (HTTP)",
+        ...registers,
+        note: "10 concurrent, new address each",
+      },
+    ];
+  } finally {
+    await server.stop();
+    await storage.close();
+  }
+}
+
+/** A bare node:http server answering nothing, driven like the bundle row. */
+async function httpFloor() {
+  const server = createServer((_req, res) => res.end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/`;
+  try {
+    return await runLoad(
+      async () => {
+        await (await fetch(url)).arrayBuffer();
+      },
+      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
+    );
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+}
+
+/** The statement the bundle route is built on, sent through the storage's own client and pool. */
+function rawPop(storage: Storage): (address: string) => Promise<unknown> {
+  const client = (storage.db as unknown as { $client: unknown }).$client;
+  if (storage.kind === "postgres") {
+    const sql = client as postgres.Sql;
+    return (address) =>
+      sql`delete from one_time_prekeys where id = (select id from one_time_prekeys
+        where address = ${address} order by id limit 1 for update skip locked)
+        returning key_id, public_key`;
+  }
+  const pglite = client as { query(text: string, params: unknown[]): Promise<unknown> };
+  return (address) =>
+    pglite.query(
+      `delete from one_time_prekeys where id = (select id from one_time_prekeys
+        where address = $1 order by id limit 1 for update skip locked)
+        returning key_id, public_key`,
+      [address],
+    );
+}
+
+/** Signs keys requests with one identity key (node:crypto, so the client costs little). */
+class Client {
+  readonly #privateKey;
+  readonly #identitySigningKey: string;
+  readonly #signedPreKey: { keyId: number; publicKey: string; signature: string };
+
+  constructor(readonly url: string) {
+    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
+    this.#privateKey = privateKey;
+    this.#identitySigningKey = encodeBase64(
+      decodeBase64Url(String(publicKey.export({ format: "jwk" }).x)),
+    );
+    const spk = randomBytes(32);
+    this.#signedPreKey = {
+      keyId: 1,
+      publicKey: encodeBase64(spk),
+      signature: encodeBase64(nodeSign(null, spk, privateKey)),
+    };
+  }
+
+  async fillQueues(prefix: string): Promise<string[]> {
+    const addresses = Array.from({ length: ADDRESSES }, (_, i) => `${prefix}-${i}`);
+    await Promise.all(
+      addresses.map(async (address) => {
+        await this.register(address, 100);
+        for (let from = 100; from < KEYS_PER_ADDRESS; from += 100) {
+          await this.send("/v1/keys/replenish", { address, oneTimePreKeys: prekeys(from, 100) });
+        }
+      }),
+    );
+    return addresses;
+  }
+
+  register(address: string, count: number): Promise<void> {
+    return this.send("/v1/keys/register", {
+      address,
+      identitySigningKey: this.#identitySigningKey,
+      identityDHKey: encodeBase64(randomBytes(32)),
+      signedPreKey: this.#signedPreKey,
+      oneTimePreKeys: prekeys(0, count),
+    });
+  }
+
+  async send(path: string, fields: Record<string, unknown>): Promise<void> {
+    const body = { ...fields, signedAt: Date.now() };
+    const message = signedBodyMessage("POST", path, body);
+    const signature = encodeBase64(nodeSign(null, message, this.#privateKey));
+    const res = await fetch(`${this.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ ...body, signature }),
+    });
+    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+  }
+}
+
+function prekeys(from: number, count: number) {
+  return Array.from({ length: count }, (_, i) => ({
+    keyId: from + i,
+    publicKey: encodeBase64(randomBytes(32)),
+  }));
+}
+
+function verificationRows(): BenchRow[] {
+  const seed = randomBytes(32);
+  const keyPair = nacl.sign.keyPair.fromSeed(seed);
+  const body = {
+    address: "alice@example.com:1",
+    identitySigningKey: encodeBase64(keyPair.publicKey),
+    identityDHKey: encodeBase64(randomBytes(32)),
+    signedPreKey: {
+      keyId: 1,
+      publicKey: encodeBase64(randomBytes(32)),
+      signature: encodeBase64(randomBytes(64)),
+    },
+    oneTimePreKeys: prekeys(0, 100),
+    signedAt: Date.now(),
+  };
+  const message = signedBodyMessage("POST", "/v1/keys/register", body);
+  const signature = nacl.sign.detached(message, keyPair.secretKey);
+  const { publicKey } = keyPair;
+  const server = nodeEd25519();
+  const check = (ok: boolean) => {
+    if (!ok) throw new Error("verification failed");
+  };
+  const note = `${message.length}-byte message`;
+  return [
+    {
+      name: "tweetnacl (raw)",
+      opsPerSec: rate(() => check(nacl.sign.detached.verify(message, signature, publicKey))),
+      note,
+    },
+    {
+      name: "portableEd25519 (tweetnacl, strict)",
+      opsPerSec: rate(() => check(portableEd25519.verify(signature, message, publicKey))),
+      baseline: "tweetnacl (raw)",
+      note,
+    },
+    {
+      name: "nodeEd25519 (server path)",
+      opsPerSec: rate(() => check(server.verify(signature, message, publicKey))),
+      baseline: "tweetnacl (raw)",
+      note,
+    },
+  ];
+}
+
+/** A new database on the benchmark server, dropped afterwards. */
+async function scratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `svc_bench_${randomBytes(6).toString("hex")}`;
+  const admin = postgres(url, { max: 1, onnotice: () => {} });
+  await admin`create database ${admin(name)}`;
+  await admin.end();
+  const scratch = new URL(url);
+  scratch.pathname = `/${name}`;
+  return {
+    url: scratch.toString(),
+    async drop() {
+      const dropper = postgres(url, { max: 1, onnotice: () => {} });
+      await dropper`drop database if exists ${dropper(name)} with (force)`;
+      await dropper.end();
+    },
+  };
+}

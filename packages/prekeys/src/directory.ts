@@ -1,0 +1,242 @@
+import { type Database, identities, oneTimePrekeys } from "@svc/db";
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import { PrekeyError } from "./errors.js";
+import { bytesEqual, requireSameIdentity } from "./identity-rules.js";
+import { planAppend } from "./queue-rules.js";
+import type {
+  Identity,
+  OneTimePreKey,
+  PreKeyBundle,
+  RegisterResult,
+  Registration,
+} from "./types.js";
+
+/** The prekey directory of D5 on the `identities` and `one_time_prekeys` tables. */
+export interface PrekeyDirectory {
+  findIdentity(address: string): Promise<Identity | undefined>;
+  /**
+   * Creates the identity or, when it exists with the same identity keys, replaces its signed
+   * prekey; then appends the one-time prekeys. One transaction under the identity's row lock.
+   */
+  registerIdentity(registration: Registration, now: number): Promise<RegisterResult>;
+  /** Appends to the queue of an identity signed for by `identitySigningKey`; the new length. */
+  appendOneTimePrekeys(
+    address: string,
+    identitySigningKey: Uint8Array,
+    entries: OneTimePreKey[],
+  ): Promise<number>;
+  /** The bundle, consuming the oldest queued one-time prekey; undefined when not registered. */
+  fetchBundle(address: string): Promise<PreKeyBundle | undefined>;
+  /** Queue length; 0 for an unregistered address. */
+  countPrekeys(address: string): Promise<number>;
+  /** Removes identity, signed prekey and queue of an identity signed for by `identitySigningKey`. */
+  deleteIdentity(address: string, identitySigningKey: Uint8Array): Promise<Identity>;
+}
+
+export function createPrekeyDirectory(db: Database): PrekeyDirectory {
+  const statements = prepareStatements(db);
+
+  return {
+    async findIdentity(address) {
+      const [row] = await statements.findIdentity.execute({ address });
+      return row ? toIdentity(row) : undefined;
+    },
+
+    registerIdentity(registration, now) {
+      const { address } = registration;
+      return db.transaction(async (tx) => {
+        let stored = await lockIdentity(tx, address);
+        let created = false;
+        if (!stored) {
+          const inserted = await tx
+            .insert(identities)
+            .values({ ...identityColumns(registration), createdAt: now, updatedAt: now })
+            .onConflictDoNothing()
+            .returning({ address: identities.address });
+          created = inserted.length === 1;
+          // A concurrent first register committed in between: this one is a later register.
+          if (!created) stored = await lockIdentity(tx, address);
+        }
+        if (stored) {
+          requireSameIdentity(stored, registration);
+          const { signedPreKey } = registration;
+          await tx
+            .update(identities)
+            .set({
+              signedPreKeyId: signedPreKey.keyId,
+              signedPreKey: signedPreKey.publicKey,
+              signedPreKeySignature: signedPreKey.signature,
+              updatedAt: now,
+            })
+            .where(eq(identities.address, address));
+        }
+        const remaining = await appendLocked(tx, address, registration.oneTimePreKeys);
+        return { created, remaining };
+      });
+    },
+
+    appendOneTimePrekeys(address, identitySigningKey, entries) {
+      return db.transaction(async (tx) => {
+        const stored = await lockIdentity(tx, address);
+        if (!stored) throw notRegistered(address);
+        requireSigningKey(stored, identitySigningKey);
+        return appendLocked(tx, address, entries);
+      });
+    },
+
+    async fetchBundle(address) {
+      const [row] = await statements.fetchBundle.execute({ address });
+      if (!row) return undefined;
+      const bundle: PreKeyBundle = toIdentity(row);
+      if (row.oneTimeKeyId !== null && row.oneTimePublicKey !== null) {
+        bundle.oneTimePreKey = { keyId: row.oneTimeKeyId, publicKey: bytes(row.oneTimePublicKey) };
+      }
+      return bundle;
+    },
+
+    async countPrekeys(address) {
+      const [row] = await statements.countPrekeys.execute({ address });
+      return row?.count ?? 0;
+    },
+
+    async deleteIdentity(address, identitySigningKey) {
+      const [row] = await db
+        .delete(identities)
+        .where(and(eq(identities.address, address), eq(identities.signingKey, identitySigningKey)))
+        .returning();
+      if (row) return toIdentity(row);
+      const current = await this.findIdentity(address);
+      if (!current) throw notRegistered(address);
+      // Deleted and registered again with other keys since the caller's signature was checked.
+      throw identityReplaced();
+    },
+  };
+}
+
+/**
+ * The hot path is one statement: pop the oldest unlocked queue entry (a concurrent fetch skips
+ * the row another one holds, so no key is handed out twice) and read the identity beside it.
+ */
+function prepareStatements(db: Database) {
+  const address = sql.placeholder("address");
+  const oldest = db
+    .select({ id: oneTimePrekeys.id })
+    .from(oneTimePrekeys)
+    .where(eq(oneTimePrekeys.address, address))
+    .orderBy(asc(oneTimePrekeys.id))
+    .limit(1)
+    .for("update", { skipLocked: true });
+  const popped = db
+    .$with("popped")
+    .as(
+      db
+        .delete(oneTimePrekeys)
+        .where(eq(oneTimePrekeys.id, oldest))
+        .returning({ keyId: oneTimePrekeys.keyId, publicKey: oneTimePrekeys.publicKey }),
+    );
+  return {
+    findIdentity: db
+      .select()
+      .from(identities)
+      .where(eq(identities.address, address))
+      .prepare("prekeys_find_identity"),
+    fetchBundle: db
+      .with(popped)
+      .select({
+        ...identityRowColumns,
+        oneTimeKeyId: popped.keyId,
+        oneTimePublicKey: popped.publicKey,
+      })
+      .from(identities)
+      .leftJoin(popped, sql`true`)
+      .where(eq(identities.address, address))
+      .prepare("prekeys_fetch_bundle"),
+    countPrekeys: db
+      .select({ count: count() })
+      .from(oneTimePrekeys)
+      .where(eq(oneTimePrekeys.address, address))
+      .prepare("prekeys_count"),
+  };
+}
+
+const identityRowColumns = {
+  address: identities.address,
+  signingKey: identities.signingKey,
+  dhKey: identities.dhKey,
+  signedPreKeyId: identities.signedPreKeyId,
+  signedPreKey: identities.signedPreKey,
+  signedPreKeySignature: identities.signedPreKeySignature,
+};
+
+type IdentityRow = {
+  [K in keyof typeof identityRowColumns]: (typeof identityRowColumns)[K]["_"]["data"];
+};
+
+async function lockIdentity(db: Database, address: string): Promise<Identity | undefined> {
+  const [row] = await db
+    .select(identityRowColumns)
+    .from(identities)
+    .where(eq(identities.address, address))
+    .for("update");
+  return row ? toIdentity(row) : undefined;
+}
+
+async function appendLocked(
+  db: Database,
+  address: string,
+  entries: OneTimePreKey[],
+): Promise<number> {
+  const queued = await db
+    .select({ keyId: oneTimePrekeys.keyId, publicKey: oneTimePrekeys.publicKey })
+    .from(oneTimePrekeys)
+    .where(eq(oneTimePrekeys.address, address));
+  const fresh = planAppend(queued, entries);
+  // bigserial ids follow the VALUES order, which is the arrival order bundles consume.
+  if (fresh.length > 0) {
+    await db
+      .insert(oneTimePrekeys)
+      .values(fresh.map((entry) => ({ address, keyId: entry.keyId, publicKey: entry.publicKey })));
+  }
+  return queued.length + fresh.length;
+}
+
+function requireSigningKey(stored: Identity, identitySigningKey: Uint8Array): void {
+  if (!bytesEqual(stored.identitySigningKey, identitySigningKey)) throw identityReplaced();
+}
+
+function identityReplaced(): PrekeyError {
+  return new PrekeyError("SVC_IDENTITY_MISMATCH", "the identity was replaced by another one");
+}
+
+function identityColumns(identity: Identity) {
+  return {
+    address: identity.address,
+    signingKey: identity.identitySigningKey,
+    dhKey: identity.identityDHKey,
+    signedPreKeyId: identity.signedPreKey.keyId,
+    signedPreKey: identity.signedPreKey.publicKey,
+    signedPreKeySignature: identity.signedPreKey.signature,
+  };
+}
+
+function toIdentity(row: IdentityRow): Identity {
+  return {
+    address: row.address,
+    identitySigningKey: bytes(row.signingKey),
+    identityDHKey: bytes(row.dhKey),
+    signedPreKey: {
+      keyId: row.signedPreKeyId,
+      publicKey: bytes(row.signedPreKey),
+      signature: bytes(row.signedPreKeySignature),
+    },
+  };
+}
+
+/** postgres.js hands out Buffers; callers get plain Uint8Arrays from either driver. */
+function bytes(value: Uint8Array): Uint8Array {
+  return value.constructor === Uint8Array ? value : new Uint8Array(value);
+}
+
+function notRegistered(address: string): PrekeyError {
+  return new PrekeyError("SVC_NOT_REGISTERED", `${address} is not registered`);
+}
