@@ -19,8 +19,15 @@ export interface Storage {
   readonly kind: StorageKind;
   readonly db: Database;
   ping(): Promise<void>;
-  /** Subscribes to a NOTIFY channel; resolves to an unsubscribe function. */
-  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onListen` runs each
+   * time the subscription is (re)established, so a listener can re-read what it may have missed.
+   */
+  listen(
+    channel: string,
+    onPayload: (payload: string) => void,
+    onListen?: () => void,
+  ): Promise<() => Promise<void>>;
   notify(channel: string, payload: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -68,8 +75,9 @@ export function pgliteStorage(client: PGlite): Storage {
     async ping() {
       await client.query("select 1");
     },
-    async listen(channel, onPayload) {
+    async listen(channel, onPayload, onListen) {
       const unlisten = await client.listen(channel, onPayload);
+      onListen?.();
       return () => unlisten();
     },
     async notify(channel, payload) {
@@ -91,8 +99,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Storage> {
     async ping() {
       await client`select 1`;
     },
-    async listen(channel, onPayload) {
-      const { unlisten } = await client.listen(channel, onPayload);
+    async listen(channel, onPayload, onListen) {
+      const { unlisten } = await client.listen(channel, onPayload, onListen);
       return unlisten;
     },
     async notify(channel, payload) {

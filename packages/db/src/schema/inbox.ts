@@ -28,3 +28,13 @@ export const inboxBlobs = pgTable(
     index("inbox_blobs_expires_at_idx").on(table.expiresAt),
   ],
 );
+
+/**
+ * Random secrets shared by every server instance on this database (e.g. the key that makes inbox
+ * fetch cursors tamper-evident: a cursor issued by one instance must verify on another).
+ */
+export const serverSecrets = pgTable("server_secrets", {
+  name: text("name").primaryKey(),
+  secret: bytea("secret").notNull(),
+  createdAt: bigint("created_at", { mode: "number" }).notNull(),
+});
