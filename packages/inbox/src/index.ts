@@ -1,1 +1,24 @@
-export {};
+export { CursorCodec } from "./cursor.js";
+export type { DepositInput, DepositPolicy, DepositResult } from "./deposit.js";
+export type { InboxErrorCode } from "./errors.js";
+export { InboxError } from "./errors.js";
+export {
+  clampExpiry,
+  MAX_RETRY_AFTER_SECONDS,
+  nextReceivedAt,
+  retryAfterSeconds,
+  senderName,
+  type TtlBounds,
+} from "./policy.js";
+export { type PrunerOptions, startPruner } from "./pruner.js";
+export {
+  type BridgeEnvelope,
+  type DepositListener,
+  type FetchPage,
+  type InboxBlobItem,
+  InboxStore,
+  type InboxStoreOptions,
+  MAX_BACKLOG_LIMIT,
+  MAX_FETCH_LIMIT,
+  PRUNE_BATCH,
+} from "./store.js";

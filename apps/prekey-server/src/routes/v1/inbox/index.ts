@@ -1,0 +1,70 @@
+import { InboxError, type InboxErrorCode, InboxStore, startPruner } from "@svc/inbox";
+import type { Hono } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../../../app-env.js";
+import { ApiError } from "../../../errors.js";
+import type { Services } from "../../../services.js";
+import { registerInboxAck } from "./ack.js";
+import { registerInboxDeposit } from "./deposit.js";
+import { registerInboxFetch } from "./fetch.js";
+import { registerInboxRegister } from "./register.js";
+import { registerInboxUnregister } from "./unregister.js";
+
+/**
+ * Mounts the inbox relay routes, its readiness probe and its expiry pruner. Returns the store, so
+ * that bridges can read backlogs, bound keys and deposit events from it.
+ */
+export function registerInboxRoutes(app: Hono<AppEnv>, services: Services): InboxStore {
+  const { quota, minTtlMs, maxTtlMs, pruneIntervalMs } = services.config.inbox;
+  const store = new InboxStore({
+    db: services.storage.db,
+    now: services.now,
+    quota,
+    minTtlMs,
+    maxTtlMs,
+    onListenerError: (error) =>
+      services.logger.warn("inbox deposit listener failed", { error: errorName(error) }),
+  });
+
+  services.readiness.set("inbox", async () => {
+    await store.ping();
+    return true;
+  });
+  const stopPruner = startPruner(store, {
+    intervalMs: pruneIntervalMs,
+    onCycle(pruned) {
+      services.metrics.pruneCycles.inc();
+      services.metrics.blobsPruned.inc(pruned);
+      services.events.emit("inbox.pruned", { blobs: pruned, at: services.now() });
+    },
+    onError: (error) => services.logger.warn("inbox prune failed", { error: errorName(error) }),
+  });
+  services.onClose(stopPruner);
+
+  // Literal paths first: /v1/inbox/register is not a deposit to an address named "register".
+  registerInboxRegister(app, services, store);
+  registerInboxUnregister(app, services, store);
+  registerInboxFetch(app, services, store);
+  registerInboxDeposit(app, services, store);
+  registerInboxAck(app, services, store);
+  return store;
+}
+
+const STATUS: Record<InboxErrorCode, ContentfulStatusCode> = {
+  SVC_NOT_REGISTERED: 404,
+  SVC_WRONG_KEY: 401,
+  SVC_QUOTA_EXCEEDED: 429,
+  SVC_BLOB_NOT_FOUND: 404,
+  SVC_BAD_REQUEST: 400,
+};
+
+/** The ErrorResponse of an InboxError (quota refusals carry Retry-After). */
+export function inboxApiError(error: InboxError): ApiError {
+  const headers: Record<string, string> =
+    error.retryAfterSeconds === undefined ? {} : { "Retry-After": String(error.retryAfterSeconds) };
+  return new ApiError(STATUS[error.code], error.code, error.message, {}, headers);
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : "unknown";
+}

@@ -1,0 +1,44 @@
+import { isValidAddress, normalizeAddress } from "@svc/canonical";
+import type { InboxStore } from "@svc/inbox";
+import type { Context } from "hono";
+import { ApiError } from "../../../errors.js";
+import { requireFresh, signatureValid } from "../../../http/signed-body.js";
+import type { Services } from "../../../services.js";
+
+/** The `:address` path parameter, NFKC-normalized; 400 SVC_INVALID_ADDRESS when invalid. */
+export function pathAddress(c: Context): string {
+  return normalizeAddress(c.req.param("address") ?? "");
+}
+
+/** A body member that must be an address (D2: 400 SVC_INVALID_ADDRESS, not a schema 400). */
+export function requireAddressMember(value: string, field: string): void {
+  if (!isValidAddress(value)) {
+    throw new ApiError(400, "SVC_INVALID_ADDRESS", `${field} does not match the address pattern`);
+  }
+}
+
+/**
+ * D6: fetch, ack and unregister are signed by the recipient's bound key. No registration means no
+ * key to verify with: 401 like a wrong key. Then the signature (401), then freshness (409).
+ */
+export async function authenticateRecipient(
+  services: Services,
+  store: InboxStore,
+  c: Context,
+  body: Record<string, unknown> & { signedAt: number },
+  address: string,
+): Promise<Uint8Array> {
+  const boundKey = await store.bindingKey(address);
+  if (boundKey === undefined) {
+    throw new ApiError(401, "SVC_WRONG_KEY", "the address has no inbox registration");
+  }
+  if (!signatureValid(services, c, body, boundKey)) {
+    throw new ApiError(
+      401,
+      "SVC_BAD_SIGNATURE",
+      "the signature does not verify with the bound key",
+    );
+  }
+  requireFresh(services, body.signedAt, 409);
+  return boundKey;
+}

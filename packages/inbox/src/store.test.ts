@@ -1,0 +1,210 @@
+import { createHash } from "node:crypto";
+import { encodeBase64, encodeBase64Url } from "@svc/canonical";
+import type { Storage } from "@svc/db";
+import { createTestStorage } from "@svc/db/testing";
+import { afterEach, describe, expect, it } from "vitest";
+import type { DepositInput } from "./deposit.js";
+import { InboxError } from "./errors.js";
+import { startPruner } from "./pruner.js";
+import { InboxStore } from "./store.js";
+
+const T0 = 1_763_780_000_000;
+const ALICE = "alice@example.com:1";
+const ALICE_KEY = new Uint8Array(32).fill(1);
+const SENDER_KEY = new Uint8Array(32).fill(2);
+
+const storages: Storage[] = [];
+afterEach(async () => {
+  for (const storage of storages.splice(0)) await storage.close();
+});
+
+async function setup(options: { quota?: number } = {}) {
+  const storage = await createTestStorage();
+  storages.push(storage);
+  const clock = { now: T0 };
+  const store = new InboxStore({
+    db: storage.db,
+    now: () => clock.now,
+    quota: options.quota ?? 1000,
+    minTtlMs: 60_000,
+    maxTtlMs: 30 * 86_400_000,
+  });
+  await store.register(ALICE, ALICE_KEY);
+  return { storage, store, clock };
+}
+
+function blob(n: number, overrides: Partial<DepositInput> = {}): DepositInput {
+  const ciphertext = Uint8Array.of(0x02, n & 0xff, n >> 8);
+  return {
+    address: ALICE,
+    msgId: createHash("sha256").update(ciphertext).digest("hex"),
+    ciphertext,
+    senderPublicKey: SENDER_KEY,
+    expiresAt: T0 + 3_600_000,
+    ...overrides,
+  };
+}
+
+async function codeOf(work: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await work;
+    return undefined;
+  } catch (error) {
+    if (error instanceof InboxError) return error.code;
+    throw error;
+  }
+}
+
+describe("InboxStore registrations", () => {
+  it("binds an address to its first key and refuses another", async () => {
+    const { store } = await setup();
+    await store.register(ALICE, ALICE_KEY);
+    expect(await codeOf(store.register(ALICE, SENDER_KEY))).toBe("SVC_WRONG_KEY");
+    expect(await store.bindingKey(ALICE)).toEqual(ALICE_KEY);
+    expect(await store.bindingKey("nobody:1")).toBeUndefined();
+  });
+
+  it("unregisters only for the bound key, dropping queued blobs", async () => {
+    const { store } = await setup();
+    await store.deposit(blob(1));
+    expect(await store.unregister(ALICE, SENDER_KEY)).toBe(false);
+    expect(await store.unregister(ALICE, ALICE_KEY)).toBe(true);
+    await store.register(ALICE, SENDER_KEY);
+    expect(await store.envelopesSince(ALICE, 0, 10)).toEqual([]);
+  });
+});
+
+describe("InboxStore deposits", () => {
+  it("queues, answers repeats idempotently and refuses a repeat from another key", async () => {
+    const { store } = await setup();
+    expect(await store.deposit(blob(1))).toEqual({
+      idempotent: false,
+      expiresAt: T0 + 3_600_000,
+      receivedAt: T0,
+    });
+    expect(await store.deposit(blob(1))).toEqual({ idempotent: true });
+    const other = blob(1, { senderPublicKey: new Uint8Array(32).fill(3) });
+    expect(await codeOf(store.deposit(other))).toBe("SVC_WRONG_KEY");
+  });
+
+  it("refuses a deposit for an address without registration", async () => {
+    const { store } = await setup();
+    expect(await codeOf(store.deposit(blob(1, { address: "nobody:1" })))).toBe(
+      "SVC_NOT_REGISTERED",
+    );
+  });
+
+  it("hands out strictly increasing receivedAt within one millisecond", async () => {
+    const { store } = await setup();
+    const received = [];
+    for (let n = 0; n < 5; n++) {
+      const result = await store.deposit(blob(n));
+      if (!result.idempotent) received.push(result.receivedAt);
+    }
+    expect(received).toEqual([T0, T0 + 1, T0 + 2, T0 + 3, T0 + 4]);
+  });
+
+  it("enforces the quota with a Retry-After until the oldest blob expires", async () => {
+    const { store, clock } = await setup({ quota: 2 });
+    await store.deposit(blob(1, { expiresAt: T0 + 90_500 }));
+    await store.deposit(blob(2));
+    clock.now = T0 + 500;
+    const refused = await store.deposit(blob(3)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(InboxError);
+    expect(refused).toMatchObject({ code: "SVC_QUOTA_EXCEEDED", retryAfterSeconds: 90 });
+    expect(await store.deposit(blob(2))).toEqual({ idempotent: true });
+    clock.now = T0 + 90_500; // the first blob expires: its slot is free again
+    expect(await store.deposit(blob(3))).toMatchObject({ idempotent: false });
+  });
+
+  it("queues a msgId anew once its earlier blob has expired", async () => {
+    const { store, clock } = await setup();
+    await store.deposit(blob(1, { expiresAt: 0 }));
+    clock.now = T0 + 60_000;
+    expect(await store.deposit(blob(1))).toMatchObject({ idempotent: false });
+    expect(await store.envelopesSince(ALICE, 0, 10)).toHaveLength(1);
+  });
+
+  it("tells deposit listeners after the commit, once per stored blob", async () => {
+    const { store } = await setup();
+    const heard: Array<[string, number]> = [];
+    const stop = store.onDeposit((address, receivedAt) => heard.push([address, receivedAt]));
+    await store.deposit(blob(1));
+    await store.deposit(blob(1));
+    stop();
+    await store.deposit(blob(2));
+    expect(heard).toEqual([[ALICE, T0]]);
+  });
+});
+
+describe("InboxStore reads", () => {
+  it("serves backlog envelopes oldest first with the D6 sender name", async () => {
+    const { store } = await setup();
+    await store.deposit(blob(1));
+    await store.deposit(blob(2, { from: "bob:2" }));
+    const envelopes = await store.envelopesSince(ALICE, 0, 10);
+    expect(envelopes).toEqual([
+      {
+        from: `key:${encodeBase64Url(SENDER_KEY)}`,
+        bytes: encodeBase64(blob(1).ciphertext),
+        receivedAt: T0,
+        msgId: blob(1).msgId,
+      },
+      {
+        from: "bob:2",
+        bytes: encodeBase64(blob(2).ciphertext),
+        receivedAt: T0 + 1,
+        msgId: blob(2).msgId,
+      },
+    ]);
+    expect(await store.envelopesSince(ALICE, T0, 10)).toHaveLength(1);
+    await expect(store.envelopesSince(ALICE, 0, 0)).rejects.toThrow(RangeError);
+  });
+
+  it("pages fetches by cursor and never returns an expired blob", async () => {
+    const { store, clock } = await setup();
+    for (let n = 0; n < 3; n++) await store.deposit(blob(n, { expiresAt: T0 + 60_000 + n }));
+    const first = await store.fetch(ALICE, null, 2);
+    expect(first.items.map((item) => item.receivedAt)).toEqual([T0, T0 + 1]);
+    expect(first.nextCursor).not.toBeNull();
+    const second = await store.fetch(ALICE, first.nextCursor, 2);
+    expect(second).toMatchObject({ items: [{ receivedAt: T0 + 2 }], nextCursor: null });
+    clock.now = T0 + 60_001; // blob 0 and 1 reach expiresAt
+    expect((await store.fetch(ALICE, null, 10)).items.map((i) => i.receivedAt)).toEqual([T0 + 2]);
+    expect(await codeOf(store.ack(ALICE, blob(0).msgId))).toBe("SVC_BLOB_NOT_FOUND");
+    expect(await codeOf(store.fetch("bob:1", first.nextCursor, 2))).toBe("SVC_BAD_REQUEST");
+  });
+
+  it("prunes expired blobs in batches and reports each cycle", async () => {
+    const { store, clock } = await setup();
+    for (let n = 0; n < 7; n++) await store.deposit(blob(n, { expiresAt: 0 }));
+    await store.deposit(blob(99));
+    clock.now = T0 + 60_000;
+    expect(await store.pruneExpired(3)).toBe(7);
+    expect(await store.pruneExpired()).toBe(0);
+    expect(await store.envelopesSince(ALICE, 0, 10)).toHaveLength(1);
+
+    await store.deposit(blob(100, { expiresAt: 0 }));
+    clock.now = T0 + 120_000;
+    const cycles: number[] = [];
+    const stop = startPruner(store, { intervalMs: 5, onCycle: (n) => cycles.push(n) });
+    await expect.poll(() => cycles.length).toBeGreaterThan(1);
+    await stop();
+    expect(cycles[0]).toBe(1);
+  });
+});
+
+describe("InboxStore under concurrency", () => {
+  it("admits exactly `quota` of many parallel deposits to one address", async () => {
+    const { store } = await setup({ quota: 20 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 50 }, (_, n) => codeOf(store.deposit(blob(n)))),
+    );
+    expect(outcomes.filter((code) => code === undefined)).toHaveLength(20);
+    expect(outcomes.filter((code) => code === "SVC_QUOTA_EXCEEDED")).toHaveLength(30);
+    const queued = await store.envelopesSince(ALICE, 0, 100);
+    expect(queued).toHaveLength(20);
+    const received = queued.map((envelope) => envelope.receivedAt);
+    expect(new Set(received).size).toBe(20);
+  });
+});

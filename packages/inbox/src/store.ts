@@ -1,0 +1,242 @@
+import { type Database, inboxBlobs, inboxRegistrations, serverSecrets } from "@svc/db";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { equalBytes, toBase64 } from "./bytes.js";
+import { CursorCodec } from "./cursor.js";
+import { type DepositInput, type DepositResult, depositBlob } from "./deposit.js";
+import { InboxError } from "./errors.js";
+import { sharedSecret } from "./server-secret.js";
+
+export interface InboxStoreOptions {
+  db: Database;
+  now: () => number;
+  /** Most unexpired blobs queued per recipient. */
+  quota: number;
+  minTtlMs: number;
+  maxTtlMs: number;
+  /** Told when a deposit listener throws (the deposit itself has committed). */
+  onListenerError?: (error: unknown) => void;
+}
+
+/** An item of a fetch result (interface.md "Inbox blob item"). */
+export interface InboxBlobItem {
+  msgId: string;
+  ciphertext: string;
+  receivedAt: number;
+  expiresAt: number;
+}
+
+export interface FetchPage {
+  items: InboxBlobItem[];
+  nextCursor: string | null;
+}
+
+/** A queued blob as bridges deliver it (interface.md "Bridge envelope"). */
+export interface BridgeEnvelope {
+  from: string;
+  bytes: string;
+  receivedAt: number;
+  msgId: string;
+}
+
+export type DepositListener = (address: string, receivedAt: number) => void;
+
+export const MAX_FETCH_LIMIT = 100;
+export const MAX_BACKLOG_LIMIT = 1000;
+export const PRUNE_BATCH = 500;
+const CURSOR_SECRET = "inbox-cursor";
+
+/** The inbox relay's state: registrations and queued blobs, on the shared database. */
+export class InboxStore {
+  readonly #options: InboxStoreOptions;
+  readonly #db: Database;
+  readonly #listeners = new Set<DepositListener>();
+  #cursors: Promise<CursorCodec> | undefined;
+
+  constructor(options: InboxStoreOptions) {
+    for (const name of ["quota", "minTtlMs", "maxTtlMs"] as const) {
+      if (!Number.isSafeInteger(options[name]) || options[name] < 0) {
+        throw new RangeError(`${name} must be a non-negative integer`);
+      }
+    }
+    if (options.minTtlMs > options.maxTtlMs) throw new RangeError("minTtlMs exceeds maxTtlMs");
+    this.#options = options;
+    this.#db = options.db;
+  }
+
+  /** Binds `address` to `signingKey` on first use; the same key again is fine, another is not. */
+  async register(address: string, signingKey: Uint8Array): Promise<void> {
+    const inserted = await this.#db
+      .insert(inboxRegistrations)
+      .values({ address, signingKey, createdAt: this.#options.now() })
+      .onConflictDoNothing({ target: inboxRegistrations.address })
+      .returning({ address: inboxRegistrations.address });
+    if (inserted.length > 0) return;
+    const bound = await this.bindingKey(address);
+    if (bound === undefined) return this.register(address, signingKey); // unregistered meanwhile
+    if (!equalBytes(bound, signingKey)) {
+      throw new InboxError("SVC_WRONG_KEY", "the address is bound to another signing key");
+    }
+  }
+
+  /** Drops the registration (and, by cascade, its queued blobs) if still bound to `boundKey`. */
+  async unregister(address: string, boundKey: Uint8Array): Promise<boolean> {
+    const removed = await this.#db
+      .delete(inboxRegistrations)
+      .where(
+        and(eq(inboxRegistrations.address, address), eq(inboxRegistrations.signingKey, boundKey)),
+      )
+      .returning({ address: inboxRegistrations.address });
+    return removed.length > 0;
+  }
+
+  /** The signing key `address` is bound to; bridges verify signed queries against it. */
+  async bindingKey(address: string): Promise<Uint8Array | undefined> {
+    const [row] = await this.#db
+      .select({ signingKey: inboxRegistrations.signingKey })
+      .from(inboxRegistrations)
+      .where(eq(inboxRegistrations.address, address));
+    return row ? new Uint8Array(row.signingKey) : undefined;
+  }
+
+  /** Queues a blob (see depositBlob); deposit listeners hear of it after the commit. */
+  async deposit(input: DepositInput): Promise<DepositResult> {
+    const { quota, minTtlMs, maxTtlMs } = this.#options;
+    const result = await depositBlob(this.#db, input, this.#options.now(), {
+      quota,
+      minTtlMs,
+      maxTtlMs,
+    });
+    if (!result.idempotent) this.#announce(input.address, result.receivedAt);
+    return result;
+  }
+
+  /** Unexpired blobs after `cursor`, oldest first, with the cursor of the next page if any. */
+  async fetch(address: string, cursor: string | null, limit: number): Promise<FetchPage> {
+    checkLimit(limit, MAX_FETCH_LIMIT);
+    const codec = await this.#cursorCodec();
+    const after = cursor === null ? -1 : codec.decode(address, cursor);
+    const rows = await this.#db
+      .select({
+        msgId: inboxBlobs.msgId,
+        ciphertext: inboxBlobs.ciphertext,
+        receivedAt: inboxBlobs.receivedAt,
+        expiresAt: inboxBlobs.expiresAt,
+      })
+      .from(inboxBlobs)
+      .where(this.#unexpiredAfter(address, after))
+      .orderBy(asc(inboxBlobs.receivedAt))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      items: page.map((row) => ({ ...row, ciphertext: toBase64(row.ciphertext) })),
+      nextCursor: rows.length > limit && last ? codec.encode(address, last.receivedAt) : null,
+    };
+  }
+
+  /** Removes an unexpired blob; SVC_BLOB_NOT_FOUND when it is acknowledged or expired. */
+  async ack(address: string, msgId: string): Promise<void> {
+    const removed = await this.#db
+      .delete(inboxBlobs)
+      .where(
+        and(
+          eq(inboxBlobs.address, address),
+          eq(inboxBlobs.msgId, msgId),
+          gt(inboxBlobs.expiresAt, this.#options.now()),
+        ),
+      )
+      .returning({ msgId: inboxBlobs.msgId });
+    if (removed.length === 0) {
+      throw new InboxError("SVC_BLOB_NOT_FOUND", "no such blob (acknowledged or expired)");
+    }
+  }
+
+  /** Bridge backlog: unexpired blobs with receivedAt > `since`, oldest first. */
+  async envelopesSince(address: string, since: number, limit: number): Promise<BridgeEnvelope[]> {
+    if (!Number.isSafeInteger(since)) throw new RangeError("since must be a safe integer");
+    checkLimit(limit, MAX_BACKLOG_LIMIT);
+    const rows = await this.#db
+      .select({
+        from: inboxBlobs.sender,
+        ciphertext: inboxBlobs.ciphertext,
+        receivedAt: inboxBlobs.receivedAt,
+        msgId: inboxBlobs.msgId,
+      })
+      .from(inboxBlobs)
+      .where(this.#unexpiredAfter(address, since))
+      .orderBy(asc(inboxBlobs.receivedAt))
+      .limit(limit);
+    return rows.map(({ ciphertext, ...row }) => ({ ...row, bytes: toBase64(ciphertext) }));
+  }
+
+  /**
+   * Calls `listener(address, receivedAt)` after each deposit made through this store commits.
+   * Returns the unsubscribe function.
+   */
+  onDeposit(listener: DepositListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Deletes expired blobs in batches until none remain; returns how many went. */
+  async pruneExpired(batchSize = PRUNE_BATCH): Promise<number> {
+    checkLimit(batchSize, Number.MAX_SAFE_INTEGER);
+    const now = this.#options.now();
+    let total = 0;
+    for (;;) {
+      const deleted = await this.#db
+        .delete(inboxBlobs)
+        .where(
+          sql`(${inboxBlobs.address}, ${inboxBlobs.msgId}) in (select ${inboxBlobs.address},
+            ${inboxBlobs.msgId} from ${inboxBlobs} where ${inboxBlobs.expiresAt} <= ${now}
+            limit ${batchSize})`,
+        )
+        .returning({ msgId: inboxBlobs.msgId });
+      total += deleted.length;
+      if (deleted.length < batchSize) return total;
+    }
+  }
+
+  /** Readiness: the inbox tables answer. */
+  async ping(): Promise<void> {
+    await Promise.all([
+      this.#db.select({ one: sql`1` }).from(inboxRegistrations).limit(1),
+      this.#db.select({ one: sql`1` }).from(inboxBlobs).limit(1),
+      this.#db.select({ one: sql`1` }).from(serverSecrets).limit(1),
+    ]);
+  }
+
+  #unexpiredAfter(address: string, after: number) {
+    return and(
+      eq(inboxBlobs.address, address),
+      gt(inboxBlobs.receivedAt, after),
+      gt(inboxBlobs.expiresAt, this.#options.now()),
+    );
+  }
+
+  #cursorCodec(): Promise<CursorCodec> {
+    this.#cursors ??= sharedSecret(this.#db, CURSOR_SECRET, this.#options.now()).then(
+      (key) => new CursorCodec(key),
+    );
+    this.#cursors.catch(() => {
+      this.#cursors = undefined; // retry on the next fetch
+    });
+    return this.#cursors;
+  }
+
+  #announce(address: string, receivedAt: number): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(address, receivedAt);
+      } catch (error) {
+        this.#options.onListenerError?.(error);
+      }
+    }
+  }
+}
+
+function checkLimit(limit: number, max: number): void {
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > max) {
+    throw new RangeError(`limit must be an integer in 1..${max}`);
+  }
+}
