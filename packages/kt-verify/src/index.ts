@@ -1,1 +1,36 @@
-export {};
+export { KtVerifyError, type KtVerifyErrorCode } from "./errors.js";
+export { decodeLeaf, encodeLeaf, type KtLeaf, LEAF_DOMAIN, LEAF_KIND } from "./leaf.js";
+export { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
+export {
+  type KtClaim,
+  type KtProof,
+  type KtProofBody,
+  ktProofToJson,
+  parseKtProof,
+  type VerifiedKtProof,
+  verifyKtProofBody,
+} from "./proof.js";
+export {
+  defaultSthVerifier,
+  portableSthVerifier,
+  type SthSignatureVerifier,
+  verifySthSignature,
+  webCryptoEd25519,
+} from "./signature.js";
+export {
+  DOMAIN_STH,
+  logIdOf,
+  parseSth,
+  type SignedTreeHead,
+  type SthJson,
+  sthMessage,
+  sthToJson,
+  type TreeHead,
+} from "./sth.js";
+export {
+  type KeyValueStorage,
+  localStorageStore,
+  memoryStore,
+  type TrustedSthStore,
+} from "./store.js";
+export { DEFAULT_MAX_STALE_MS, KtVerifier, type KtVerifierOptions } from "./verifier.js";

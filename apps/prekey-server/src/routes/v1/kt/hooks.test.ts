@@ -1,0 +1,201 @@
+import {
+  ed25519KeyPairFromSeed,
+  ed25519Sign,
+  encodeBase64,
+  signedBody,
+  x25519PublicKeyFromSeed,
+} from "@svc/canonical";
+import { createTestStorage } from "@svc/db/testing";
+import { createSthSigner, KtLog } from "@svc/kt-log";
+import { httpLogClient, KtVerifier, KtVerifyError } from "@svc/kt-verify";
+import { Hono } from "hono";
+import { beforeAll, describe, expect, it } from "vitest";
+import { toApiError } from "../../../app.js";
+import type { AppEnv } from "../../../app-env.js";
+import { expectContract } from "../../../openapi/contract.js";
+import { createTestApp } from "../../../test-support/app.js";
+import { registerKeysRoutes } from "../keys/index.js";
+import { createKtHooks } from "./hooks.js";
+
+// Migrating the first test database of a file is slow: pay it outside the tests' time limit.
+beforeAll(async () => (await createTestStorage()).close());
+
+const SEED = new Uint8Array(32).fill(11);
+const ENV = { SVC_KT_SIGNING_KEY: encodeBase64(SEED), SVC_RATE_LIMIT: "off" };
+type Json = Record<string, unknown>;
+
+const seedOf = (label: string) =>
+  new Uint8Array(32).map((_, i) => (label.charCodeAt(i % label.length) * (i + 7)) & 0xff);
+
+function identity(address: string) {
+  const seed = seedOf(`${address}/sign`);
+  const spk = x25519PublicKeyFromSeed(seedOf(`${address}/spk`));
+  return {
+    address,
+    seed,
+    identitySigningKey: ed25519KeyPairFromSeed(seed).publicKey,
+    identityDHKey: x25519PublicKeyFromSeed(seedOf(`${address}/dh`)),
+    signedPreKey: {
+      keyId: 1,
+      publicKey: encodeBase64(spk),
+      signature: encodeBase64(ed25519Sign(spk, seed)),
+    },
+  };
+}
+
+/**
+ * The app (KT routes) plus a keys-routes app wired with createKtHooks over a log on the same
+ * database, as the lead wires them in app.ts; and a verifier talking to the app.
+ */
+async function setup() {
+  const svc = await createTestApp(ENV);
+  const log = await KtLog.open({ storage: svc.services.storage, signer: createSthSigner(SEED) });
+  const hooks = createKtHooks(log);
+  const keys = new Hono<AppEnv>();
+  registerKeysRoutes(keys, svc.services, hooks);
+  keys.onError((error, c) => {
+    const api = toApiError(error);
+    return c.json(api.body(), api.status);
+  });
+  const client = httpLogClient("http://svc.test", (url) => Promise.resolve(svc.app.request(url)));
+  const verifier = new KtVerifier({ logPublicKey: log.publicKey, client });
+
+  async function register(address: string) {
+    const id = identity(address);
+    const fields = {
+      address,
+      identitySigningKey: encodeBase64(id.identitySigningKey),
+      identityDHKey: encodeBase64(id.identityDHKey),
+      signedPreKey: id.signedPreKey,
+      signedAt: Date.now(),
+    };
+    const res = await keys.request("/v1/keys/register", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(signedBody("POST", "/v1/keys/register", fields, id.seed)),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  async function remove(address: string) {
+    const path = `/v1/keys/${address}`;
+    const res = await keys.request(path, {
+      method: "DELETE",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(
+        signedBody("DELETE", path, { signedAt: Date.now() }, identity(address).seed),
+      ),
+    });
+    expect(res.status).toBe(200);
+  }
+
+  async function bundle(address: string) {
+    const res = await keys.request(`/v1/keys/bundle/${address}`);
+    const body = (await expectContract(res, "GET", "/v1/keys/bundle/{address}")) as Json;
+    return { status: res.status, body };
+  }
+
+  return { svc, log, hooks, verifier, register, remove, bundle };
+}
+
+describe("createKtHooks", () => {
+  it("logs created and deleted identities and proves each bundle answer", async () => {
+    const { log, hooks } = await setup();
+    const alice = identity("alice");
+    await hooks.identityChanged({
+      address: "alice",
+      kind: "created",
+      identitySigningKey: alice.identitySigningKey,
+      identityDHKey: alice.identityDHKey,
+    });
+    expect((await log.latestSth()).treeSize).toBe(1);
+    expect(await hooks.bundleProof("alice", true)).toMatchObject({
+      sth: { treeSize: 1 },
+      body: { type: "inclusion", leafIndex: 0 },
+    });
+    expect(await hooks.bundleProof("nobody", false)).toMatchObject({ body: { type: "absence" } });
+    await hooks.identityChanged({
+      address: "alice",
+      kind: "deleted",
+      identitySigningKey: alice.identitySigningKey,
+      identityDHKey: alice.identityDHKey,
+    });
+    expect(await hooks.bundleProof("alice", false)).toMatchObject({
+      sth: { treeSize: 2 },
+      body: { type: "tombstone", leafIndex: 1 },
+    });
+  });
+
+  it("leaves out a proof that contradicts the bundle answer", async () => {
+    const { hooks } = await setup();
+    expect(await hooks.bundleProof("ghost", true)).toBeUndefined();
+    const bob = identity("bob");
+    await hooks.identityChanged({ address: "bob", kind: "created", ...keysOf(bob) });
+    expect(await hooks.bundleProof("bob", false)).toBeUndefined();
+    await hooks.identityChanged({ address: "bob", kind: "deleted", ...keysOf(bob) });
+    expect(await hooks.bundleProof("bob", true)).toBeUndefined();
+  });
+});
+
+describe("key transparency end to end (keys routes wired with the hooks, @svc/kt-verify)", () => {
+  it("a bundle fetched right after register carries a proof of that register", async () => {
+    const { register, bundle, verifier } = await setup();
+    await register("alice@example.org:1");
+    const { status, body } = await bundle("alice@example.org:1");
+    expect(status).toBe(200);
+    const verified = await verifier.verifyBundle("alice@example.org:1", body);
+    expect(verified).toMatchObject({ type: "inclusion", leafIndex: 0, sth: { treeSize: 1 } });
+    expect(verified.leaf).toMatchObject({ kind: "identity", address: "alice@example.org:1" });
+  });
+
+  it("deleted and never-registered addresses answer 404 with tombstone and absence proofs", async () => {
+    const { register, remove, bundle, verifier } = await setup();
+    await register("carol");
+    await register("dave");
+    await remove("carol");
+    const deleted = await bundle("carol");
+    expect(deleted.status).toBe(404);
+    expect((await verifier.verifyNotFound("carol", deleted.body)).type).toBe("tombstone");
+    const never = await bundle("erin");
+    expect(never.status).toBe(404);
+    expect((await verifier.verifyNotFound("erin", never.body)).type).toBe("absence");
+    const dave = await bundle("dave");
+    expect((await verifier.verifyBundle("dave", dave.body)).sth.treeSize).toBe(3);
+    expect((await verifier.trustedSth())?.treeSize).toBe(3);
+  });
+
+  it("the verifier refuses tampered keys, a tampered proof, and a proof for another address", async () => {
+    const { register, bundle, verifier } = await setup();
+    await register("frank");
+    await register("grace");
+    const { body } = await bundle("frank");
+    const other = identity("mallory");
+    const swapped = { ...body, identityDHKey: encodeBase64(other.identityDHKey) };
+    await expect(verifier.verifyBundle("frank", swapped)).rejects.toMatchObject({
+      code: "KT_KEY_MISMATCH",
+    });
+    const proof = body.ktProof as { body: { auditPath: string[] } };
+    const path = [...proof.body.auditPath];
+    path[0] = encodeBase64(new Uint8Array(32).fill(1));
+    const tampered = { ...body, ktProof: { ...proof, body: { ...proof.body, auditPath: path } } };
+    await expect(verifier.verifyBundle("frank", tampered)).rejects.toMatchObject({
+      code: "KT_BAD_PROOF",
+    });
+    await expect(verifier.verifyBundle("grace", body)).rejects.toBeInstanceOf(KtVerifyError);
+  });
+
+  it("keeps verifying across many registrations through consistency proofs", async () => {
+    const { register, bundle, verifier } = await setup();
+    for (let i = 0; i < 6; i++) {
+      await register(`user${i}`);
+      const { body } = await bundle(`user${Math.floor(i / 2)}`);
+      expect((await verifier.verifyBundle(`user${Math.floor(i / 2)}`, body)).sth.treeSize).toBe(
+        i + 1,
+      );
+    }
+  });
+});
+
+function keysOf(id: ReturnType<typeof identity>) {
+  return { identitySigningKey: id.identitySigningKey, identityDHKey: id.identityDHKey };
+}

@@ -1,0 +1,37 @@
+import type { KtLog } from "@svc/kt-log";
+import { ktProofToJson } from "@svc/kt-verify";
+import type { IdentityChange, KeysHooks } from "../keys/index.js";
+
+/**
+ * The keys routes' key-transparency hooks: each identity created or deleted becomes a log leaf
+ * (committed, with its STH, before the write answers), and bundle answers carry the proof for
+ * the address under the latest STH.
+ */
+export function createKtHooks(
+  log: KtLog,
+): Required<Pick<KeysHooks, "identityChanged" | "bundleProof">> {
+  return {
+    async identityChanged(change: IdentityChange): Promise<void> {
+      await log.append(
+        change.kind === "created"
+          ? {
+              kind: "identity",
+              address: change.address,
+              identitySigningKey: change.identitySigningKey,
+              identityDHKey: change.identityDHKey,
+            }
+          : { kind: "tombstone", address: change.address },
+      );
+    },
+
+    /**
+     * `found`: the bundle answer is a 200. A proof that contradicts it (an identity registered
+     * or deleted while key transparency was off) is left out rather than sent.
+     */
+    async bundleProof(address: string, found: boolean) {
+      const proof = await log.proofFor(address);
+      if ((proof.body.type === "inclusion") !== found) return undefined;
+      return ktProofToJson(proof);
+    },
+  };
+}

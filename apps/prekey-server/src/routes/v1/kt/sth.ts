@@ -1,0 +1,15 @@
+import type { KtLog } from "@svc/kt-log";
+import { sthToJson } from "@svc/kt-verify";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../../app-env.js";
+import { treeSizeParam } from "./query.js";
+
+/** GET /v1/kt/sth (latest) and GET /v1/kt/sth/{treeSize} (404 SVC_STH_NOT_FOUND past the log). */
+export function registerKtSth(app: Hono<AppEnv>, log: KtLog): void {
+  app.get("/v1/kt/sth", async (c) => c.json(sthToJson(await log.latestSth())));
+
+  app.get("/v1/kt/sth/:treeSize", async (c) => {
+    const treeSize = treeSizeParam(c.req.param("treeSize"), "treeSize");
+    return c.json(sthToJson(await log.sthAt(treeSize)));
+  });
+}

@@ -1,0 +1,103 @@
+import type { Database } from "@svc/db";
+import { encodeLeaf, type KtLeaf, type SignedTreeHead } from "@svc/kt-verify";
+import {
+  CompactRange,
+  leafHash,
+  mapKey,
+  mapNodeKey,
+  rootNodes,
+  type SubtreeNode,
+  subtreeKey,
+} from "@svc/merkle";
+import { type MapRow, planMapUpdate, readRowsFor } from "./index-map-rows.js";
+import {
+  type AppendRows,
+  lockSequencer,
+  readMapRows,
+  readSth,
+  readSubtrees,
+  writeAppendRows,
+} from "./log-store.js";
+import type { SthSigner } from "./signer.js";
+
+/** An identity change to log: a leaf without its timestamp (the log stamps it). */
+export type KtChange =
+  | Omit<Extract<KtLeaf, { kind: "identity" }>, "timestampMs">
+  | Omit<Extract<KtLeaf, { kind: "tombstone" }>, "timestampMs">;
+
+export interface Appended {
+  leafIndex: number;
+  /** The STH of the tree that ends with this leaf. */
+  sth: SignedTreeHead;
+}
+
+/** The log's right edge as of a tree size, kept between batches to skip re-reading it. */
+export interface RightEdge {
+  size: number;
+  nodes: readonly SubtreeNode[];
+}
+
+/**
+ * Appends `changes` in one transaction under the sequencer lock: one leaf, one STH (signed for its
+ * own size) and the index-map update per change, all written in one statement. Returns the
+ * results in order and the new right edge.
+ */
+export async function appendBatch(
+  db: Database,
+  signer: SthSigner,
+  changes: readonly KtChange[],
+  timestamp: number,
+  edge: RightEdge | undefined,
+): Promise<{ appended: Appended[]; edge: RightEdge }> {
+  return db.transaction(async (tx) => {
+    await lockSequencer(tx);
+    const latest = await readSth(tx, signer.logId);
+    if (latest === undefined) throw new Error("the KT log is not initialized");
+    const range = await rightEdge(tx, latest.treeSize, edge);
+    const keys = changes.map((change) => mapKey(change.address));
+    const mapRows = await readRowsFor(keys, (coords) => readMapRows(tx, coords));
+    const timestampMs = Math.max(timestamp, latest.timestampMs);
+
+    const rows: AppendRows = { leaves: [], subtrees: [], mapRows: [], sths: [] };
+    const written = new Map<string, MapRow>();
+    const appended: Appended[] = [];
+    for (const [i, change] of changes.entries()) {
+      const leaf = encodeLeaf({ ...change, timestampMs } as KtLeaf);
+      const hash = leafHash(leaf);
+      const leafIndex = range.size;
+      rows.leaves.push({ leafIndex, address: change.address, leaf });
+      rows.subtrees.push(...range.append(hash));
+      const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
+      for (const row of writes) {
+        const key = mapNodeKey(row.depth, row.prefix);
+        mapRows.set(key, row);
+        written.set(key, row);
+      }
+      const sth = signer.sign({
+        treeSize: range.size,
+        timestampMs,
+        rootHash: range.root(),
+        indexRoot: root,
+      });
+      rows.sths.push(sth);
+      appended.push({ leafIndex, sth });
+    }
+    rows.mapRows = [...written.values()];
+    await writeAppendRows(tx, rows);
+    return { appended, edge: { size: range.size, nodes: range.nodes() } };
+  });
+}
+
+async function rightEdge(
+  db: Database,
+  size: number,
+  cached: RightEdge | undefined,
+): Promise<CompactRange> {
+  if (cached !== undefined && cached.size === size) {
+    return CompactRange.fromNodes(
+      size,
+      new Map(cached.nodes.map((n) => [subtreeKey(n.level, n.index), n.hash])),
+    );
+  }
+  return CompactRange.fromNodes(size, await readSubtrees(db, rootNodes(size)));
+}

@@ -1,0 +1,19 @@
+/** Codes of {@link KtLogError}: the ErrorResponse codes the app answers with. */
+export type KtLogErrorCode =
+  /** No STH at the requested tree size. */
+  | "SVC_STH_NOT_FOUND"
+  /** Tree sizes or a leaf range the log cannot answer (from > to, past the latest size). */
+  | "SVC_BAD_REQUEST"
+  /** The database's log was created with another operator key. */
+  | "SVC_INTERNAL";
+
+/** The one error of @svc/kt-log. */
+export class KtLogError extends Error {
+  override readonly name = "KtLogError";
+  readonly code: KtLogErrorCode;
+
+  constructor(code: KtLogErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

@@ -1,0 +1,281 @@
+import { portableEd25519 } from "@svc/canonical";
+import { ktLeaves, openStorage, type Storage } from "@svc/db";
+import { createTestDatabase, createTestStorage, hasTestPostgres } from "@svc/db/testing";
+import { type KtClaim, type SignedTreeHead, sthMessage, verifyKtProofBody } from "@svc/kt-verify";
+import {
+  emptyMapRoot,
+  emptyRoot,
+  leafHash,
+  MemoryTree,
+  mapKey,
+  SparseMerkleMap,
+  verifyConsistency,
+} from "@svc/merkle";
+import { eq } from "drizzle-orm";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { KtLogError } from "./errors.js";
+import { KtLog } from "./kt-log.js";
+import { createSthSigner } from "./signer.js";
+import { identityChange, key32 } from "./test-support/keys.js";
+
+// Migrating the first test database of a file is slow: pay it outside the tests' time limit.
+beforeAll(async () => (await createTestStorage()).close());
+
+const signer = createSthSigner(key32(42));
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function storage(): Promise<Storage> {
+  const created = await createTestStorage();
+  cleanups.push(() => created.close());
+  return created;
+}
+
+function signedBySigner(sth: SignedTreeHead): boolean {
+  return portableEd25519.verify(sth.signature, sthMessage(sth), signer.publicKey);
+}
+
+const live = (n: number): KtClaim => ({
+  type: "inclusion",
+  identitySigningKey: key32(n),
+  identityDHKey: key32(n + 1),
+});
+
+describe("KtLog", () => {
+  it("starts with a signed STH at size 0 over the empty tree and map", async () => {
+    const published: number[] = [];
+    const log = await KtLog.open({
+      storage: await storage(),
+      signer,
+      now: () => 1000,
+      onPublish: (sth) => published.push(sth.treeSize),
+    });
+    const sth = await log.latestSth();
+    expect(sth).toMatchObject({ treeSize: 0, timestampMs: 1000 });
+    expect(sth.rootHash).toEqual(emptyRoot());
+    expect(sth.indexRoot).toEqual(emptyMapRoot());
+    expect(sth.logId).toEqual(signer.logId);
+    expect(signedBySigner(sth)).toBe(true);
+    expect(published).toEqual([0]);
+    expect(await log.sthAt(0)).toEqual(sth);
+  });
+
+  it("signs an STH per change whose roots are the reference log's and map's", async () => {
+    const db = await storage();
+    let clock = 5000;
+    const log = await KtLog.open({ storage: db, signer, now: () => clock++ });
+    const tree = new MemoryTree();
+    const map = new SparseMerkleMap();
+    const changes = [
+      identityChange("alice", 1),
+      identityChange("bob", 3),
+      { kind: "tombstone" as const, address: "alice" },
+      identityChange("carol", 5),
+      identityChange("alice", 7),
+    ];
+    for (const [i, change] of changes.entries()) {
+      const { leafIndex, sth } = await log.append(change);
+      expect(leafIndex).toBe(i);
+      const leaf = (await log.leaves(i, i + 1)).leaves[0] as Uint8Array;
+      tree.append(leaf);
+      map.set(mapKey(change.address), leafHash(leaf));
+      expect(sth.treeSize).toBe(i + 1);
+      expect(sth.rootHash).toEqual(tree.root());
+      expect(sth.indexRoot).toEqual(map.root());
+      expect(signedBySigner(sth)).toBe(true);
+      expect(await log.sthAt(i + 1)).toEqual(sth);
+    }
+    const timestamps = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map(async (n) => (await log.sthAt(n)).timestampMs),
+    );
+    expect(timestamps).toEqual([...timestamps].sort((a, b) => a - b));
+  });
+
+  it("proves the latest leaf of each address: inclusion, tombstone and absence", async () => {
+    const log = await KtLog.open({ storage: await storage(), signer });
+    await log.append(identityChange("alice", 1));
+    await log.append(identityChange("bob", 3));
+    await log.append({ kind: "tombstone", address: "alice" });
+    const bob = await log.proofFor("bob");
+    expect(bob.body.type).toBe("inclusion");
+    expect(verifyKtProofBody("bob", bob, live(3))).toMatchObject({ leafIndex: 1 });
+    const alice = await log.proofFor("alice");
+    expect(verifyKtProofBody("alice", alice, { type: "tombstone" })).toMatchObject({
+      leafIndex: 2,
+    });
+    const carol = await log.proofFor("carol");
+    expect(verifyKtProofBody("carol", carol, { type: "absence" }).type).toBe("absence");
+    expect(() => verifyKtProofBody("bob", bob, live(4))).toThrow(/not the logged ones/);
+    for (const proof of [bob, alice, carol]) expect(proof.sth.treeSize).toBe(3);
+  });
+
+  it("answers consistency proofs between every pair of sizes", async () => {
+    const log = await KtLog.open({ storage: await storage(), signer });
+    for (let i = 0; i < 9; i++) await log.append(identityChange(`u${i}`, i));
+    const sths = await Promise.all(Array.from({ length: 10 }, (_, n) => log.sthAt(n)));
+    for (let from = 0; from <= 9; from++) {
+      for (let to = from; to <= 9; to++) {
+        const { proof, fromTreeSize, toTreeSize } = await log.consistencyProof(from, to);
+        expect([fromTreeSize, toTreeSize]).toEqual([from, to]);
+        const older = sths[from] as SignedTreeHead;
+        const newer = sths[to] as SignedTreeHead;
+        expect(verifyConsistency(from, to, older.rootHash, newer.rootHash, proof)).toBe(true);
+      }
+    }
+    expect((await log.consistencyProof(4)).toTreeSize).toBe(9);
+    await expect(log.consistencyProof(5, 4)).rejects.toMatchObject({ code: "SVC_BAD_REQUEST" });
+    await expect(log.consistencyProof(1, 10)).rejects.toMatchObject({ code: "SVC_BAD_REQUEST" });
+    await expect(log.sthAt(10)).rejects.toMatchObject({ code: "SVC_STH_NOT_FOUND" });
+  });
+
+  it("pages leaves and refuses ranges past the log", async () => {
+    const log = await KtLog.open({ storage: await storage(), signer, leavesPerRead: 4 });
+    await Promise.all(Array.from({ length: 10 }, (_, i) => log.append(identityChange(`p${i}`, i))));
+    const first = await log.leaves(0);
+    expect(first.leaves).toHaveLength(4);
+    expect((await log.leaves(8)).leaves).toHaveLength(2);
+    expect((await log.leaves(10)).leaves).toHaveLength(0);
+    expect((await log.leaves(3, 5)).leaves).toHaveLength(2);
+    const tree = new MemoryTree();
+    for (let start = 0; start < 10; start += 4) {
+      for (const leaf of (await log.leaves(start)).leaves) tree.append(leaf);
+    }
+    expect(tree.root()).toEqual((await log.latestSth()).rootHash);
+    await expect(log.leaves(0, 11)).rejects.toBeInstanceOf(KtLogError);
+    await expect(log.leaves(7, 6)).rejects.toMatchObject({ code: "SVC_BAD_REQUEST" });
+  });
+
+  it("gives concurrent appends distinct sizes, each with its own STH", async () => {
+    const log = await KtLog.open({ storage: await storage(), signer });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => log.append(identityChange(`c${i % 25}`, i))),
+    );
+    expect(results.map((r) => r.leafIndex).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 40 }, (_, i) => i),
+    );
+    for (const { leafIndex, sth } of results) {
+      expect(sth.treeSize).toBe(leafIndex + 1);
+      expect(await log.sthAt(sth.treeSize)).toEqual(sth);
+    }
+    const latest = await log.latestSth();
+    for (let i = 0; i < 25; i++) {
+      const proof = await log.proofFor(`c${i}`);
+      const last = results.filter((_, j) => j % 25 === i).at(-1);
+      expect(proof.body).toMatchObject({ type: "inclusion", leafIndex: last?.leafIndex });
+      verifyKtProofBody(`c${i}`, proof, live(last?.leafIndex as number));
+      expect(proof.sth).toEqual(latest);
+    }
+  });
+
+  it("survives a restart and refuses a database signed by another key", async () => {
+    const db = await storage();
+    const first = await KtLog.open({ storage: db, signer });
+    await first.append(identityChange("alice", 1));
+    const reopened = await KtLog.open({ storage: db, signer });
+    expect((await reopened.latestSth()).treeSize).toBe(1);
+    await reopened.append(identityChange("bob", 3));
+    // The first instance's cached right edge is stale now; it must notice.
+    const { sth } = await first.append(identityChange("carol", 5));
+    expect(sth.treeSize).toBe(3);
+    const tree = new MemoryTree();
+    for (const leaf of (await first.leaves(0)).leaves) tree.append(leaf);
+    expect(sth.rootHash).toEqual(tree.root());
+    await expect(KtLog.open({ storage: db, signer: createSthSigner(key32(43)) })).rejects.toThrow(
+      /another signing key/,
+    );
+  });
+
+  it("re-signs an idle latest STH once it is old enough", async () => {
+    let clock = 10_000;
+    const published: number[] = [];
+    const log = await KtLog.open({
+      storage: await storage(),
+      signer,
+      now: () => clock,
+      onPublish: (sth) => published.push(sth.timestampMs),
+    });
+    await log.append(identityChange("alice", 1));
+    clock += 500;
+    expect(await log.refresh(1000)).toBeUndefined();
+    clock += 500;
+    const refreshed = await log.refresh(1000);
+    expect(refreshed).toMatchObject({ treeSize: 1, timestampMs: 11_000 });
+    expect(signedBySigner(refreshed as SignedTreeHead)).toBe(true);
+    expect(await log.latestSth()).toEqual(refreshed);
+    expect(published).toEqual([10_000, 10_000, 11_000]);
+  });
+
+  it("refuses an invalid change alone, without failing the changes batched with it", async () => {
+    const log = await KtLog.open({ storage: await storage(), signer });
+    const results = await Promise.allSettled([
+      log.append(identityChange("alice", 1)),
+      log.append({ kind: "tombstone", address: "bad,address" }),
+      log.append({ ...identityChange("bob", 3), identityDHKey: new Uint8Array(31) }),
+      log.append(identityChange("carol", 5)),
+    ]);
+    expect(results.map((r) => r.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect((await log.latestSth()).treeSize).toBe(2);
+  });
+
+  it("fails a batch the database refuses, and recovers", async () => {
+    const db = await storage();
+    const log = await KtLog.open({ storage: db, signer });
+    await log.append(identityChange("alice", 1));
+    // Another writer takes the next leaf index behind the log's back: the batch must not commit.
+    await db.db
+      .insert(ktLeaves)
+      .values({ leafIndex: 1, address: "intruder", leaf: new Uint8Array(1) });
+    await expect(log.append(identityChange("bob", 3))).rejects.toThrow();
+    expect((await log.latestSth()).treeSize).toBe(1);
+    await db.db.delete(ktLeaves).where(eq(ktLeaves.address, "intruder"));
+    expect((await log.append(identityChange("bob", 3))).leafIndex).toBe(1);
+  });
+
+  it("refuses a bad maxBatch or leavesPerRead", async () => {
+    const db = await storage();
+    await expect(KtLog.open({ storage: db, signer, maxBatch: 0 })).rejects.toThrow(RangeError);
+    await expect(KtLog.open({ storage: db, signer, leavesPerRead: 1.5 })).rejects.toThrow(
+      RangeError,
+    );
+  });
+});
+
+describe.runIf(hasTestPostgres())("KtLog on PostgreSQL with two instances", () => {
+  it("sequences appends from two storages into one log", async () => {
+    const database = await createTestDatabase();
+    const a = await openStorage({ databaseUrl: database.url, poolSize: 4 });
+    const b = await openStorage({ databaseUrl: database.url, poolSize: 4 });
+    cleanups.push(async () => {
+      await a.close();
+      await b.close();
+      await database.drop();
+    });
+    const [logA, logB] = await Promise.all([
+      KtLog.open({ storage: a, signer }),
+      KtLog.open({ storage: b, signer }),
+    ]);
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        (i % 2 === 0 ? logA : logB).append(identityChange(`m${i}`, i)),
+      ),
+    );
+    expect(new Set(results.map((r) => r.leafIndex)).size).toBe(60);
+    const tree = new MemoryTree();
+    const map = new SparseMerkleMap();
+    for (const leaf of (await logA.leaves(0)).leaves) tree.append(leaf);
+    const latest = await logB.latestSth();
+    expect(latest.treeSize).toBe(60);
+    expect(latest.rootHash).toEqual(tree.root());
+    for (const [i, leaf] of (await logB.leaves(0)).leaves.entries()) {
+      map.set(mapKey(`m${results.findIndex((r) => r.leafIndex === i)}`), leafHash(leaf));
+    }
+    expect(latest.indexRoot).toEqual(map.root());
+  });
+});

@@ -1,0 +1,271 @@
+import type { Storage } from "@svc/db";
+import { encodeLeaf, type KtLeaf, type KtProof, type SignedTreeHead } from "@svc/kt-verify";
+import {
+  assembleProof,
+  consistencyProofPlan,
+  emptyMapRoot,
+  emptyRoot,
+  equalBytes,
+  inclusionProofPlan,
+  mapKey,
+  proofPlanNodes,
+} from "@svc/merkle";
+import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
+import { KtLogError } from "./errors.js";
+import { mapProofFromRows, readRowsFor } from "./index-map-rows.js";
+import {
+  insertLogIdentity,
+  insertSth,
+  lockSequencer,
+  readLatestLeaf,
+  readLeaves,
+  readLogIdentity,
+  readMapRows,
+  readSth,
+  readSubtrees,
+  updateSth,
+} from "./log-store.js";
+import type { SthSigner } from "./signer.js";
+
+export interface KtLogOptions {
+  storage: Storage;
+  signer: SthSigner;
+  now?: () => number;
+  /** Called once per STH the log signs (every append, the size-0 head, refreshes). */
+  onPublish?: (sth: SignedTreeHead) => void;
+  /** Most changes appended in one transaction; default 256. */
+  maxBatch?: number;
+  /** Most leaves one {@link KtLog.leaves} call returns; default {@link MAX_LEAVES_PER_READ}. */
+  leavesPerRead?: number;
+}
+
+/** Leaves per GET /v1/kt/leaves answer. */
+export const MAX_LEAVES_PER_READ = 1000;
+
+const LEAF_KIND_OFFSET = 15;
+const TOMBSTONE = 2;
+
+interface Pending {
+  change: KtChange;
+  resolve: (appended: Appended) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * The key-transparency log over the database: appends are sequenced across instances by an
+ * advisory lock and batched within one; every change gets its own signed tree head, published
+ * (committed) before `append` resolves.
+ */
+export class KtLog {
+  readonly #storage: Storage;
+  readonly #signer: SthSigner;
+  readonly #now: () => number;
+  readonly #onPublish: (sth: SignedTreeHead) => void;
+  readonly #maxBatch: number;
+  readonly #leavesPerRead: number;
+  readonly #pending: Pending[] = [];
+  #draining = false;
+  #edge: RightEdge | undefined;
+
+  private constructor(options: KtLogOptions) {
+    this.#storage = options.storage;
+    this.#signer = options.signer;
+    this.#now = options.now ?? Date.now;
+    this.#onPublish = options.onPublish ?? (() => {});
+    this.#maxBatch = options.maxBatch ?? 256;
+    this.#leavesPerRead = options.leavesPerRead ?? MAX_LEAVES_PER_READ;
+    for (const [name, value] of [
+      ["maxBatch", this.#maxBatch],
+      ["leavesPerRead", this.#leavesPerRead],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new RangeError(`${name} must be a positive integer`);
+      }
+    }
+  }
+
+  /**
+   * Opens the log, creating it (identity row and the size-0 STH) on first start. Refuses a
+   * database whose log was created with another operator key.
+   */
+  static async open(options: KtLogOptions): Promise<KtLog> {
+    const log = new KtLog(options);
+    const published = await log.#storage.db.transaction(async (tx) => {
+      await lockSequencer(tx);
+      const signer = log.#signer;
+      const stored = await readLogIdentity(tx);
+      if (stored === undefined) {
+        await insertLogIdentity(
+          tx,
+          { logId: signer.logId, publicKey: signer.publicKey },
+          log.#now(),
+        );
+      } else if (!equalBytes(stored.logId, signer.logId)) {
+        throw new KtLogError(
+          "SVC_INTERNAL",
+          "this database's key-transparency log was created with another signing key " +
+            `(logId ${Buffer.from(stored.logId).toString("base64")}); every instance must use ` +
+            "the same SVC_KT_SIGNING_KEY",
+        );
+      }
+      if ((await readSth(tx, signer.logId, 0)) !== undefined) return undefined;
+      const sth = signer.sign({
+        treeSize: 0,
+        timestampMs: log.#now(),
+        rootHash: emptyRoot(),
+        indexRoot: emptyMapRoot(),
+      });
+      await insertSth(tx, sth);
+      return sth;
+    });
+    if (published !== undefined) log.#onPublish(published);
+    return log;
+  }
+
+  get publicKey(): Uint8Array {
+    return this.#signer.publicKey.slice();
+  }
+
+  get logId(): Uint8Array {
+    return this.#signer.logId.slice();
+  }
+
+  /**
+   * Logs one identity change; resolves once its leaf and STH are committed. A change that cannot
+   * be encoded (bad address or key) is refused here, so it never fails a batch of others.
+   */
+  append(change: KtChange): Promise<Appended> {
+    try {
+      encodeLeaf({ ...change, timestampMs: 0 } as KtLeaf);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ change, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  async latestSth(): Promise<SignedTreeHead> {
+    const sth = await readSth(this.#storage.db, this.#signer.logId);
+    if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+    return sth;
+  }
+
+  async sthAt(treeSize: number): Promise<SignedTreeHead> {
+    const sth = await readSth(this.#storage.db, this.#signer.logId, treeSize);
+    if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", `no STH at size ${treeSize}`);
+    return sth;
+  }
+
+  /** RFC 9162 consistency proof from `from` to `to` (default: the latest size). */
+  async consistencyProof(
+    from: number,
+    to?: number,
+  ): Promise<{ fromTreeSize: number; toTreeSize: number; proof: Uint8Array[] }> {
+    const latest = (await this.latestSth()).treeSize;
+    const target = to ?? latest;
+    if (target > latest) throw badRequest(`to (${target}) is past the latest size (${latest})`);
+    if (from > target) throw badRequest(`from (${from}) must not exceed to (${target})`);
+    const plan = consistencyProofPlan(from, target);
+    const nodes = await readSubtrees(this.#storage.db, proofPlanNodes(plan));
+    return { fromTreeSize: from, toTreeSize: target, proof: assembleProof(plan, nodes) };
+  }
+
+  /** Leaves from `start`, up to `end` (default: the latest size), at most `leavesPerRead`. */
+  async leaves(start: number, end?: number): Promise<{ start: number; leaves: Uint8Array[] }> {
+    const latest = (await this.latestSth()).treeSize;
+    const last = end ?? latest;
+    if (last > latest) throw badRequest(`end (${last}) is past the latest size (${latest})`);
+    if (start > last) throw badRequest(`start (${start}) must not exceed end (${last})`);
+    const leaves = await readLeaves(
+      this.#storage.db,
+      start,
+      Math.min(last, start + this.#leavesPerRead),
+    );
+    return { start, leaves };
+  }
+
+  /**
+   * The proof for `address` under the latest STH, read from one snapshot: inclusion of its
+   * latest leaf (an identity or a tombstone), or absence from the index.
+   */
+  proofFor(address: string): Promise<KtProof> {
+    return this.#storage.db.transaction(
+      async (tx) => {
+        const sth = await readSth(tx, this.#signer.logId);
+        if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+        const key = mapKey(address);
+        const stored = await readLatestLeaf(tx, address, sth.treeSize);
+        const rows = await readRowsFor([key], (coords) => readMapRows(tx, coords));
+        const indexProof = mapProofFromRows(key, rows);
+        if (stored === undefined) return { sth, body: { type: "absence" as const, indexProof } };
+        const plan = inclusionProofPlan(stored.leafIndex, sth.treeSize);
+        const auditPath = assembleProof(plan, await readSubtrees(tx, proofPlanNodes(plan)));
+        const tombstone = stored.leaf[LEAF_KIND_OFFSET] === TOMBSTONE;
+        return {
+          sth,
+          body: {
+            type: tombstone ? ("tombstone" as const) : ("inclusion" as const),
+            leaf: stored.leaf,
+            leafIndex: stored.leafIndex,
+            auditPath,
+            indexProof,
+          },
+        };
+      },
+      { isolationLevel: "repeatable read", accessMode: "read only" },
+    );
+  }
+
+  /**
+   * Re-signs the latest STH with the current time when it is `maxAgeMs` old or older, so clients
+   * (which refuse STHs older than their maxStaleMs) keep accepting an idle log.
+   */
+  async refresh(maxAgeMs: number): Promise<SignedTreeHead | undefined> {
+    const refreshed = await this.#storage.db.transaction(async (tx) => {
+      await lockSequencer(tx);
+      const latest = await readSth(tx, this.#signer.logId);
+      const now = this.#now();
+      if (latest === undefined || now - latest.timestampMs < maxAgeMs) return undefined;
+      const sth = this.#signer.sign({ ...latest, timestampMs: Math.max(now, latest.timestampMs) });
+      await updateSth(tx, sth);
+      return sth;
+    });
+    if (refreshed !== undefined) this.#onPublish(refreshed);
+    return refreshed;
+  }
+
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#pending.length > 0) {
+        const batch = this.#pending.splice(0, this.#maxBatch);
+        try {
+          const { appended, edge } = await appendBatch(
+            this.#storage.db,
+            this.#signer,
+            batch.map((p) => p.change),
+            this.#now(),
+            this.#edge,
+          );
+          this.#edge = edge;
+          for (const [i, pending] of batch.entries()) {
+            const result = appended[i] as Appended;
+            this.#onPublish(result.sth);
+            pending.resolve(result);
+          }
+        } catch (error) {
+          this.#edge = undefined;
+          for (const pending of batch) pending.reject(error);
+        }
+      }
+    } finally {
+      this.#draining = false;
+    }
+  }
+}
+
+function badRequest(message: string): KtLogError {
+  return new KtLogError("SVC_BAD_REQUEST", message);
+}

@@ -1,0 +1,221 @@
+import { bytesToHex } from "@svc/canonical";
+import { type Database, ktLeaves, ktLog, ktMapNodes, ktSths, ktSubtrees } from "@svc/db";
+import type { SignedTreeHead } from "@svc/kt-verify";
+import {
+  type MapNodeCoord,
+  mapNodeKey,
+  type SubtreeCoord,
+  type SubtreeNode,
+  subtreeKey,
+} from "@svc/merkle";
+import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
+import type { MapRow } from "./index-map-rows.js";
+
+/**
+ * The log's SQL, one function per statement. Lists of rows travel as a few array parameters
+ * (unnest), so every statement has a fixed text and is prepared once whatever the batch size.
+ * Byte arrays go as hex text: not every driver sends bytea[] parameters.
+ */
+
+/** ASCII "SVKT": the advisory lock that makes appends one sequence across instances. */
+export const KT_SEQUENCER_LOCK = 0x5356_4b54;
+
+export async function lockSequencer(db: Database): Promise<void> {
+  await db.execute(sql`select pg_advisory_xact_lock(${KT_SEQUENCER_LOCK}::bigint)`);
+}
+
+export interface StoredLogIdentity {
+  logId: Uint8Array;
+  publicKey: Uint8Array;
+}
+
+export async function readLogIdentity(db: Database): Promise<StoredLogIdentity | undefined> {
+  const [row] = await db
+    .select({ logId: ktLog.logId, publicKey: ktLog.publicKey })
+    .from(ktLog)
+    .where(eq(ktLog.id, 1));
+  return row && { logId: bytes(row.logId), publicKey: bytes(row.publicKey) };
+}
+
+export async function insertLogIdentity(
+  db: Database,
+  identity: StoredLogIdentity,
+  createdAt: number,
+): Promise<void> {
+  await db.insert(ktLog).values({ id: 1, ...identity, createdAt });
+}
+
+/** The STH at `treeSize`, or the latest one when `treeSize` is undefined. */
+export async function readSth(
+  db: Database,
+  logId: Uint8Array,
+  treeSize?: number,
+): Promise<SignedTreeHead | undefined> {
+  const query = db.select().from(ktSths);
+  const [row] = await (treeSize === undefined
+    ? query.orderBy(desc(ktSths.treeSize)).limit(1)
+    : query.where(eq(ktSths.treeSize, treeSize)));
+  return (
+    row && {
+      treeSize: row.treeSize,
+      timestampMs: row.timestampMs,
+      rootHash: bytes(row.rootHash),
+      indexRoot: bytes(row.indexRoot),
+      logId,
+      signature: bytes(row.signature),
+    }
+  );
+}
+
+export async function insertSth(db: Database, sth: SignedTreeHead): Promise<void> {
+  await db.insert(ktSths).values(sthRow(sth));
+}
+
+/** Re-signs the STH of an unchanged size with a newer timestamp. */
+export async function updateSth(db: Database, sth: SignedTreeHead): Promise<void> {
+  await db
+    .update(ktSths)
+    .set({ timestampMs: sth.timestampMs, signature: sth.signature })
+    .where(eq(ktSths.treeSize, sth.treeSize));
+}
+
+/** Stored complete subtrees at `coords`, keyed by subtreeKey (missing ones are absent). */
+export async function readSubtrees(
+  db: Database,
+  coords: readonly SubtreeCoord[],
+): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  if (coords.length === 0) return out;
+  const rows = await db
+    .select({ level: ktSubtrees.level, nodeIndex: ktSubtrees.nodeIndex, hash: ktSubtrees.hash })
+    .from(ktSubtrees)
+    .where(
+      sql`(${ktSubtrees.level}, ${ktSubtrees.nodeIndex}) in (select * from unnest(${sql.param(
+        coords.map((c) => c.level),
+      )}::smallint[], ${sql.param(coords.map((c) => c.index))}::bigint[]))`,
+    );
+  for (const row of rows) out.set(subtreeKey(row.level, row.nodeIndex), bytes(row.hash));
+  return out;
+}
+
+/** Stored index-map rows at `coords`, keyed by mapNodeKey. */
+export async function readMapRows(
+  db: Database,
+  coords: readonly MapNodeCoord[],
+): Promise<Map<string, MapRow>> {
+  const rows = await db
+    .select()
+    .from(ktMapNodes)
+    .where(
+      sql`(${ktMapNodes.depth}, ${ktMapNodes.prefix}) in (select d, decode(p, 'hex') from unnest(${sql.param(
+        coords.map((c) => c.depth),
+      )}::smallint[], ${sql.param(coords.map((c) => bytesToHex(c.prefix)))}::text[]) as q(d, p))`,
+    );
+  const out = new Map<string, MapRow>();
+  for (const row of rows) {
+    const prefix = bytes(row.prefix);
+    out.set(mapNodeKey(row.depth, prefix), {
+      depth: row.depth,
+      prefix,
+      hash: bytes(row.hash),
+      leafKey: row.leafKey && bytes(row.leafKey),
+      leafValue: row.leafValue && bytes(row.leafValue),
+    });
+  }
+  return out;
+}
+
+export interface StoredLeaf {
+  leafIndex: number;
+  leaf: Uint8Array;
+}
+
+/** The latest leaf of `address` below `treeSize`, if any. */
+export async function readLatestLeaf(
+  db: Database,
+  address: string,
+  treeSize: number,
+): Promise<StoredLeaf | undefined> {
+  const [row] = await db
+    .select({ leafIndex: ktLeaves.leafIndex, leaf: ktLeaves.leaf })
+    .from(ktLeaves)
+    .where(and(eq(ktLeaves.address, address), lt(ktLeaves.leafIndex, treeSize)))
+    .orderBy(desc(ktLeaves.leafIndex))
+    .limit(1);
+  return row && { leafIndex: row.leafIndex, leaf: bytes(row.leaf) };
+}
+
+/** Leaves with index in [start, end), in order. */
+export async function readLeaves(db: Database, start: number, end: number): Promise<Uint8Array[]> {
+  const rows = await db
+    .select({ leaf: ktLeaves.leaf })
+    .from(ktLeaves)
+    .where(and(gte(ktLeaves.leafIndex, start), lt(ktLeaves.leafIndex, end)))
+    .orderBy(asc(ktLeaves.leafIndex));
+  return rows.map((row) => bytes(row.leaf));
+}
+
+export interface AppendRows {
+  leaves: Array<StoredLeaf & { address: string }>;
+  subtrees: SubtreeNode[];
+  mapRows: MapRow[];
+  sths: SignedTreeHead[];
+}
+
+/** Everything one append batch persists, in one statement. */
+export async function writeAppendRows(db: Database, rows: AppendRows): Promise<void> {
+  const { leaves, subtrees, mapRows, sths } = rows;
+  const hex = (values: Uint8Array[]) => sql.param(values.map(bytesToHex));
+  const optionalHex = (values: Array<Uint8Array | null>) =>
+    sql.param(values.map((v) => (v === null ? "" : bytesToHex(v))));
+  await db.execute(sql`
+    with leaves as (
+      insert into kt_leaves (leaf_index, address, leaf)
+      select i, a, decode(l, 'hex')
+      from unnest(${sql.param(leaves.map((l) => l.leafIndex))}::bigint[],
+        ${sql.param(leaves.map((l) => l.address))}::text[],
+        ${hex(leaves.map((l) => l.leaf))}::text[]) as t(i, a, l)
+    ), subtrees as (
+      insert into kt_subtrees (level, node_index, hash)
+      select lv, i, decode(h, 'hex')
+      from unnest(${sql.param(subtrees.map((s) => s.level))}::smallint[],
+        ${sql.param(subtrees.map((s) => s.index))}::bigint[],
+        ${hex(subtrees.map((s) => s.hash))}::text[]) as t(lv, i, h)
+    ), map_nodes as (
+      insert into kt_map_nodes (depth, prefix, hash, leaf_key, leaf_value)
+      select d, decode(p, 'hex'), decode(h, 'hex'), decode(nullif(k, ''), 'hex'),
+        decode(nullif(v, ''), 'hex')
+      from unnest(${sql.param(mapRows.map((r) => r.depth))}::smallint[],
+        ${hex(mapRows.map((r) => r.prefix))}::text[],
+        ${hex(mapRows.map((r) => r.hash))}::text[],
+        ${optionalHex(mapRows.map((r) => r.leafKey))}::text[],
+        ${optionalHex(mapRows.map((r) => r.leafValue))}::text[]) as t(d, p, h, k, v)
+      on conflict (depth, prefix) do update
+        set hash = excluded.hash, leaf_key = excluded.leaf_key, leaf_value = excluded.leaf_value
+    )
+    insert into kt_sths (tree_size, timestamp_ms, root_hash, index_root, signature)
+    select n, ts, decode(r, 'hex'), decode(x, 'hex'), decode(s, 'hex')
+    from unnest(${sql.param(sths.map((s) => s.treeSize))}::bigint[],
+      ${sql.param(sths.map((s) => s.timestampMs))}::bigint[],
+      ${hex(sths.map((s) => s.rootHash))}::text[],
+      ${hex(sths.map((s) => s.indexRoot))}::text[],
+      ${hex(sths.map((s) => s.signature))}::text[]) as t(n, ts, r, x, s)
+  `);
+}
+
+function sthRow(sth: SignedTreeHead) {
+  return {
+    treeSize: sth.treeSize,
+    timestampMs: sth.timestampMs,
+    rootHash: sth.rootHash,
+    indexRoot: sth.indexRoot,
+    signature: sth.signature,
+  };
+}
+
+/** Drivers hand back Buffers (postgres-js) or Uint8Arrays (PGlite): expose plain Uint8Array views. */
+function bytes(value: Uint8Array): Uint8Array {
+  return value.constructor === Uint8Array
+    ? value
+    : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}

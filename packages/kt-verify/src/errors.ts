@@ -1,0 +1,33 @@
+/** Stable codes of {@link KtVerifyError}. */
+export type KtVerifyErrorCode =
+  /** Server data is not the documented shape (bad JSON member, base64, length or leaf encoding). */
+  | "KT_MALFORMED"
+  /** The STH names another log than the pinned operator key. */
+  | "KT_WRONG_LOG"
+  /** The STH signature does not verify with the operator key. */
+  | "KT_BAD_SIGNATURE"
+  /** The STH is older than `maxStaleMs`. */
+  | "KT_STALE_STH"
+  /** Two STHs that cannot both be views of one append-only log (a fork). */
+  | "KT_FORK"
+  /** The log no longer serves a tree size it has signed before (it shrank). */
+  | "KT_LOG_SHRANK"
+  /** An inclusion or index proof does not verify against its STH. */
+  | "KT_BAD_PROOF"
+  /** The proven leaf does not match the bundle (address, keys or kind differ). */
+  | "KT_KEY_MISMATCH"
+  /** A bundle response that should carry `ktProof` does not. */
+  | "KT_PROOF_MISSING"
+  /** Fetching a consistency proof or an STH from the log failed. */
+  | "KT_FETCH_FAILED";
+
+/** The one error of @svc/kt-verify; untrusted input never throws anything else. */
+export class KtVerifyError extends Error {
+  override readonly name = "KtVerifyError";
+  readonly code: KtVerifyErrorCode;
+
+  constructor(code: KtVerifyErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

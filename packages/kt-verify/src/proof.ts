@@ -1,0 +1,161 @@
+import { encodeBase64, normalizeAddress } from "@svc/canonical";
+import {
+  equalBytes,
+  leafHash,
+  type MapProof,
+  mapKey,
+  verifyInclusion,
+  verifyMapProof,
+} from "@svc/merkle";
+import { KtVerifyError } from "./errors.js";
+import { decodeLeaf, encodeLeaf, type KtLeaf } from "./leaf.js";
+import { parseSth, type SignedTreeHead, sthToJson } from "./sth.js";
+import { fieldBytes, fieldCount, fieldHashes, malformed, requireObject } from "./wire.js";
+
+/** Body of a `ktProof`: what the proof claims about one address under `sth`. */
+export type KtProofBody =
+  | {
+      type: "inclusion" | "tombstone";
+      leaf: Uint8Array;
+      leafIndex: number;
+      auditPath: Uint8Array[];
+      indexProof: MapProof;
+    }
+  | { type: "absence"; indexProof: MapProof };
+
+/** A parsed `ktProof` member of a bundle response. */
+export interface KtProof {
+  sth: SignedTreeHead;
+  body: KtProofBody;
+}
+
+/** What the proof must show: the bundle's own keys, a deleted address, or one never registered. */
+export type KtClaim =
+  | { type: "inclusion"; identitySigningKey: Uint8Array; identityDHKey: Uint8Array }
+  | { type: "tombstone" }
+  | { type: "absence" };
+
+/** A proof that passed {@link verifyKtProofBody}. */
+export interface VerifiedKtProof {
+  type: KtProofBody["type"];
+  sth: SignedTreeHead;
+  /** The address's latest log leaf (absent for an absence proof). */
+  leaf?: KtLeaf;
+  leafIndex?: number;
+}
+
+/** Parses `ktProof` JSON; KtVerifyError KT_MALFORMED when it is not the documented shape. */
+export function parseKtProof(json: unknown): KtProof {
+  const object = requireObject(json, "ktProof");
+  const sth = parseSth(object.sth, "ktProof.sth");
+  const body = requireObject(object.body, "ktProof.body");
+  const indexProof = parseIndexProof(body.indexProof);
+  if (body.type === "absence") return { sth, body: { type: "absence", indexProof } };
+  if (body.type !== "inclusion" && body.type !== "tombstone") {
+    throw malformed('ktProof.body.type must be "inclusion", "tombstone" or "absence"');
+  }
+  return {
+    sth,
+    body: {
+      type: body.type,
+      leaf: fieldBytes(body, "leaf", "ktProof.body"),
+      leafIndex: fieldCount(body, "leafIndex", "ktProof.body"),
+      auditPath: fieldHashes(body, "auditPath", "ktProof.body"),
+      indexProof,
+    },
+  };
+}
+
+/** The wire form of a proof (the inverse of {@link parseKtProof}). */
+export function ktProofToJson(proof: KtProof): Record<string, unknown> {
+  const { sth, body } = proof;
+  const indexProof = {
+    bitmap: encodeBase64(body.indexProof.bitmap),
+    siblings: body.indexProof.siblings.map(encodeBase64),
+  };
+  if (body.type === "absence")
+    return { sth: sthToJson(sth), body: { type: "absence", indexProof } };
+  return {
+    sth: sthToJson(sth),
+    body: {
+      type: body.type,
+      leaf: encodeBase64(body.leaf),
+      leafIndex: body.leafIndex,
+      auditPath: body.auditPath.map(encodeBase64),
+      indexProof,
+    },
+  };
+}
+
+function parseIndexProof(json: unknown): MapProof {
+  const object = requireObject(json, "ktProof.body.indexProof");
+  return {
+    bitmap: fieldBytes(object, "bitmap", "ktProof.body.indexProof", 32),
+    siblings: fieldHashes(object, "siblings", "ktProof.body.indexProof"),
+  };
+}
+
+/**
+ * Checks a proof body against its own STH (whose signature the caller checks) and the claim:
+ * the leaf is the address's and carries exactly the claimed keys (any timestamp), it is in the
+ * log at `sth.treeSize`, and the index maps SHA-256(address) to its leaf hash (or to nothing).
+ */
+export function verifyKtProofBody(
+  address: string,
+  proof: KtProof,
+  claim: KtClaim,
+): VerifiedKtProof {
+  const normalized = normalizeAddress(address);
+  const { sth, body } = proof;
+  if (body.type !== claim.type) {
+    throw new KtVerifyError(
+      "KT_KEY_MISMATCH",
+      `expected a ${claim.type} proof, the server sent ${body.type}`,
+    );
+  }
+  const key = mapKey(normalized);
+  if (body.type === "absence") {
+    if (!verifyMapProof(sth.indexRoot, key, null, body.indexProof)) {
+      throw badProof("the index proof does not show the address absent");
+    }
+    return { type: "absence", sth };
+  }
+  const leaf = decodeLeaf(body.leaf);
+  checkLeafMatchesClaim(normalized, leaf, claim);
+  const hash = leafHash(body.leaf);
+  if (!verifyInclusion(hash, body.leafIndex, sth.treeSize, body.auditPath, sth.rootHash)) {
+    throw badProof(`leaf ${body.leafIndex} is not in the log at size ${sth.treeSize}`);
+  }
+  if (!verifyMapProof(sth.indexRoot, key, hash, body.indexProof)) {
+    throw badProof("the index proof does not map the address to this leaf");
+  }
+  return { type: body.type, sth, leaf, leafIndex: body.leafIndex };
+}
+
+function checkLeafMatchesClaim(address: string, leaf: KtLeaf, claim: KtClaim): void {
+  if (leaf.address !== address) {
+    throw new KtVerifyError("KT_KEY_MISMATCH", "the proven leaf is for another address");
+  }
+  const expectedKind = claim.type === "inclusion" ? "identity" : "tombstone";
+  if (leaf.kind !== expectedKind) {
+    throw new KtVerifyError("KT_KEY_MISMATCH", `the proven leaf is a ${leaf.kind} leaf`);
+  }
+  if (claim.type !== "inclusion" || leaf.kind !== "identity") return;
+  const expected = encodeLeaf({
+    kind: "identity",
+    address,
+    identitySigningKey: claim.identitySigningKey,
+    identityDHKey: claim.identityDHKey,
+    timestampMs: leaf.timestampMs,
+  });
+  if (!equalBytes(expected, encodeLeaf(leaf))) {
+    throw new KtVerifyError(
+      "KT_KEY_MISMATCH",
+      "the bundle's identity keys are not the logged ones",
+    );
+  }
+}
+
+function badProof(message: string): KtVerifyError {
+  return new KtVerifyError("KT_BAD_PROOF", message);
+}

@@ -1,0 +1,242 @@
+import { decodeBase64 } from "@svc/canonical";
+import { equalBytes, verifyConsistency } from "@svc/merkle";
+import { KtVerifyError } from "./errors.js";
+import { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
+import {
+  type KtClaim,
+  type KtProof,
+  parseKtProof,
+  type VerifiedKtProof,
+  verifyKtProofBody,
+} from "./proof.js";
+import { defaultSthVerifier, type SthSignatureVerifier, verifySthSignature } from "./signature.js";
+import { logIdOf, parseSth, type SignedTreeHead, sthToJson } from "./sth.js";
+import { memoryStore, type TrustedSthStore } from "./store.js";
+import { requireObject } from "./wire.js";
+
+export const DEFAULT_MAX_STALE_MS = 24 * 3600_000;
+
+export interface KtVerifierOptions {
+  /** The log operator's Ed25519 public key (32 bytes), pinned out of band. */
+  logPublicKey: Uint8Array;
+  /** Base URL of the prekey server, for consistency proofs; or pass `client`. */
+  baseUrl?: string;
+  client?: LogClient;
+  fetch?: FetchFunction;
+  /** Where the last trusted STH is kept; default in memory. */
+  store?: TrustedSthStore;
+  /** STHs older than this are refused; default 24 h. */
+  maxStaleMs?: number;
+  now?: () => number;
+  signatureVerifier?: SthSignatureVerifier;
+}
+
+/**
+ * Verifies the `ktProof` of bundle responses and keeps the newest STH it has checked, refusing
+ * any later STH that is not an append-only extension of it (a fork) or a log that shrank.
+ */
+export class KtVerifier {
+  readonly #publicKey: Uint8Array;
+  readonly #logId: Uint8Array;
+  readonly #client: LogClient;
+  readonly #store: TrustedSthStore;
+  readonly #maxStaleMs: number;
+  readonly #now: () => number;
+  readonly #verifySignature: SthSignatureVerifier;
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(options: KtVerifierOptions) {
+    if (typeof options !== "object" || options === null) {
+      throw new TypeError("options must be an object");
+    }
+    this.#publicKey = options.logPublicKey;
+    this.#logId = logIdOf(options.logPublicKey);
+    if (options.client !== undefined) this.#client = options.client;
+    else if (options.baseUrl !== undefined) {
+      this.#client = httpLogClient(options.baseUrl, options.fetch);
+    } else throw new TypeError("options.baseUrl or options.client is required");
+    this.#store = options.store ?? memoryStore();
+    this.#maxStaleMs = options.maxStaleMs ?? DEFAULT_MAX_STALE_MS;
+    if (!Number.isSafeInteger(this.#maxStaleMs) || this.#maxStaleMs < 0) {
+      throw new RangeError("options.maxStaleMs must be a non-negative integer");
+    }
+    this.#now = options.now ?? Date.now;
+    this.#verifySignature = options.signatureVerifier ?? defaultSthVerifier;
+  }
+
+  /** Checks the `ktProof` of a 200 bundle body: the log holds exactly the bundle's identity keys. */
+  async verifyBundle(address: string, body: unknown): Promise<VerifiedKtProof> {
+    const object = requireObject(body, "bundle");
+    const claim: KtClaim = {
+      type: "inclusion",
+      identitySigningKey: bundleKey(object.identitySigningKey, "identitySigningKey"),
+      identityDHKey: bundleKey(object.identityDHKey, "identityDHKey"),
+    };
+    return this.verifyProof(address, requireProof(object), claim);
+  }
+
+  /** Checks the `ktProof` of a bundle 404 body: the address was deleted, or never registered. */
+  async verifyNotFound(address: string, body: unknown): Promise<VerifiedKtProof> {
+    const proof = parseKtProof(requireProof(requireObject(body, "bundle 404")));
+    const claim: KtClaim = { type: proof.body.type === "absence" ? "absence" : "tombstone" };
+    return this.verifyProof(address, proof, claim);
+  }
+
+  /** Checks one proof (JSON or parsed) for `claim`, then its STH against the trusted one. */
+  async verifyProof(
+    address: string,
+    proof: KtProof | unknown,
+    claim: KtClaim,
+  ): Promise<VerifiedKtProof> {
+    const parsed = isParsed(proof) ? proof : parseKtProof(proof);
+    const verified = verifyKtProofBody(address, parsed, claim);
+    await this.observeSth(parsed.sth);
+    return verified;
+  }
+
+  /**
+   * Checks an STH (signature, log, freshness) and reconciles it with the trusted one: a newer
+   * one must extend it (consistency proof) and becomes trusted; an older one must be a prefix.
+   */
+  observeSth(sth: SignedTreeHead | unknown): Promise<SignedTreeHead> {
+    return this.#serialized(async () => {
+      const head = isSignedTreeHead(sth) ? sth : parseSth(sth);
+      await this.#checkHead(head);
+      await this.#reconcile(head);
+      return head;
+    });
+  }
+
+  /** Fetches the latest STH and observes it; a latest size below the trusted one is a shrink. */
+  async refresh(): Promise<SignedTreeHead> {
+    const latest = await this.#client.sth();
+    const trusted = await this.trustedSth();
+    if (trusted !== undefined && latest.treeSize < trusted.treeSize) {
+      await this.#checkHead(latest);
+      throw shrank(latest.treeSize, trusted.treeSize);
+    }
+    return this.observeSth(latest);
+  }
+
+  /** The newest STH this verifier has checked, if any. */
+  async trustedSth(): Promise<SignedTreeHead | undefined> {
+    const stored = await this.#store.load();
+    return stored === undefined ? undefined : parseSth(stored, "stored sth");
+  }
+
+  async #checkHead(head: SignedTreeHead): Promise<void> {
+    if (!equalBytes(head.logId, this.#logId)) {
+      throw new KtVerifyError("KT_WRONG_LOG", "the STH is from another log than the pinned key's");
+    }
+    if (!(await verifySthSignature(head, this.#publicKey, this.#verifySignature))) {
+      throw new KtVerifyError(
+        "KT_BAD_SIGNATURE",
+        `STH at size ${head.treeSize} is not signed by the log`,
+      );
+    }
+    const age = this.#now() - head.timestampMs;
+    if (age > this.#maxStaleMs) {
+      throw new KtVerifyError("KT_STALE_STH", `STH at size ${head.treeSize} is ${age} ms old`);
+    }
+  }
+
+  async #reconcile(head: SignedTreeHead): Promise<void> {
+    const trusted = await this.trustedSth();
+    if (trusted === undefined) return this.#store.save(sthToJson(head));
+    if (head.treeSize === trusted.treeSize) {
+      if (
+        !equalBytes(head.rootHash, trusted.rootHash) ||
+        !equalBytes(head.indexRoot, trusted.indexRoot)
+      ) {
+        throw fork(`two different STHs at size ${head.treeSize}`);
+      }
+      if (head.timestampMs > trusted.timestampMs) await this.#store.save(sthToJson(head));
+      return;
+    }
+    if (head.treeSize > trusted.treeSize) {
+      await this.#checkConsistency(trusted, head);
+      return this.#store.save(sthToJson(head));
+    }
+    try {
+      await this.#checkConsistency(head, trusted);
+    } catch (error) {
+      if (error instanceof KtVerifyError && error.code === "KT_FETCH_FAILED") {
+        const latest = await this.#client.sth();
+        if (latest.treeSize < trusted.treeSize) {
+          await this.#checkHead(latest);
+          throw shrank(latest.treeSize, trusted.treeSize);
+        }
+      }
+      throw error;
+    }
+  }
+
+  async #checkConsistency(older: SignedTreeHead, newer: SignedTreeHead): Promise<void> {
+    const proof =
+      older.treeSize === 0 ? [] : await this.#client.consistency(older.treeSize, newer.treeSize);
+    const ok = verifyConsistency(
+      older.treeSize,
+      newer.treeSize,
+      older.rootHash,
+      newer.rootHash,
+      proof,
+    );
+    if (!ok) {
+      throw fork(
+        `the log at size ${newer.treeSize} does not extend its STH at size ${older.treeSize}`,
+      );
+    }
+  }
+
+  #serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(work);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+function requireProof(body: Record<string, unknown>): unknown {
+  if (body.ktProof === undefined) {
+    throw new KtVerifyError("KT_PROOF_MISSING", "the response carries no ktProof");
+  }
+  return body.ktProof;
+}
+
+function bundleKey(value: unknown, name: string): Uint8Array {
+  if (typeof value === "string") {
+    try {
+      return decodeBase64(value, 32);
+    } catch {
+      // reported below
+    }
+  }
+  throw new KtVerifyError("KT_MALFORMED", `bundle.${name} must be base64 of 32 bytes`);
+}
+
+function isParsed(proof: unknown): proof is KtProof {
+  return (
+    typeof proof === "object" &&
+    proof !== null &&
+    isSignedTreeHead((proof as KtProof).sth) &&
+    typeof (proof as KtProof).body === "object"
+  );
+}
+
+function isSignedTreeHead(value: unknown): value is SignedTreeHead {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as SignedTreeHead).rootHash instanceof Uint8Array
+  );
+}
+
+function fork(message: string): KtVerifyError {
+  return new KtVerifyError("KT_FORK", message);
+}
+
+function shrank(size: number, trusted: number): KtVerifyError {
+  return new KtVerifyError(
+    "KT_LOG_SHRANK",
+    `the log's latest size ${size} is below the trusted size ${trusted}`,
+  );
+}
