@@ -1,6 +1,7 @@
 import type { Server } from "node:http";
 import { serve } from "@hono/node-server";
 import { type CreateAppOptions, createApp, type SvcApp } from "./app.js";
+import { routeUpgrades } from "./bridge-ws.js";
 import type { Config } from "./config.js";
 
 export interface RunningServer {
@@ -22,6 +23,7 @@ export async function startServer(
       resolve(started as Server),
     ) as Server;
   });
+  routeUpgrades(server, svc.app.fetch);
   svc.services.onClose(() => {
     server.closeIdleConnections();
   });

@@ -1,0 +1,78 @@
+import { type BridgeAdapter, BridgeHub, inProcessAdapter, postgresAdapter } from "@svc/bridge-hub";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../../app-env.js";
+import type { Services } from "../../../services.js";
+import type { BridgeInbox } from "./inbox.js";
+import { PingTicker } from "./pings.js";
+import { registerBridgePoll } from "./poll.js";
+import { registerBridgePresence } from "./presence.js";
+import { registerBridgeStream } from "./stream.js";
+import { registerBridgeWs } from "./ws.js";
+
+export type { BridgeInbox } from "./inbox.js";
+
+export interface BridgeRouteOptions {
+  /** SSE `: ping` comments and WebSocket pings (default 15 s). */
+  pingIntervalMs?: number;
+}
+
+export interface BridgeHubTimings {
+  /** Instance heartbeat and dead-instance reaping (default 10 s). */
+  heartbeatMs?: number;
+  /** Heartbeat age after which an instance counts as dead (default 30 s). */
+  instanceExpiryMs?: number;
+}
+
+/**
+ * The hub of this instance: in-process on embedded PGlite, LISTEN/NOTIFY plus the presence table
+ * on PostgreSQL (several instances may share the database). Emits the presence server events and
+ * closes with the app.
+ */
+export async function startBridgeHub(
+  services: Services,
+  inbox: BridgeInbox,
+  timings: BridgeHubTimings = {},
+): Promise<BridgeHub> {
+  const adapter: BridgeAdapter =
+    services.storage.kind === "postgres"
+      ? postgresAdapter(services.storage, { instanceExpiryMs: timings.instanceExpiryMs })
+      : inProcessAdapter();
+  const hub = new BridgeHub({
+    source: inbox,
+    adapter,
+    now: services.now,
+    heartbeatMs: timings.heartbeatMs,
+    onCrossing: ({ address, online, at }) =>
+      services.events.emit(online ? "inbox.peer_connected" : "inbox.peer_disconnected", {
+        address,
+        at,
+      }),
+    onError: (error, during) =>
+      services.logger.warn("bridge hub failure", {
+        during,
+        error: error instanceof Error ? error.name : "unknown",
+      }),
+  });
+  await hub.start();
+  const unsubscribe = inbox.onDeposit((address) => hub.depositCommitted(address));
+  services.onClose(async () => {
+    unsubscribe();
+    await hub.close();
+  });
+  return hub;
+}
+
+/** Mounts /v1/bridge/{stream,poll,ws,presence}. */
+export function registerBridgeRoutes(
+  app: Hono<AppEnv>,
+  services: Services,
+  hub: BridgeHub,
+  inbox: BridgeInbox,
+  options: BridgeRouteOptions = {},
+): void {
+  const routes = { services, hub, inbox, pings: new PingTicker(options.pingIntervalMs) };
+  registerBridgeStream(app, routes);
+  registerBridgePoll(app, routes);
+  registerBridgeWs(app, routes);
+  registerBridgePresence(app, routes);
+}

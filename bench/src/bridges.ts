@@ -1,0 +1,331 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import {
+  bridgeQueryMessage,
+  ed25519KeyPairFromSeed,
+  ed25519Sign,
+  encodeBase64,
+  signedBody,
+} from "@svc/canonical";
+import { loadConfig, type RunningServer, startServer } from "@svc/prekey-server";
+import WebSocket from "ws";
+import { percentile } from "./measure.js";
+import { benchDatabaseUrl } from "./postgres-url.js";
+import { type BenchRow, printTable } from "./table.js";
+
+const DEPOSITS_PER_SECOND = 500;
+const LOAD_SECONDS = 3;
+const MAX_IN_FLIGHT = 64;
+const RECIPIENTS = 10;
+const IDLE_BRIDGES = Number(process.env.BENCH_IDLE_BRIDGES ?? 5000);
+
+/**
+ * Bridges: deposit-to-delivery latency over SSE and WebSocket at a fixed deposit rate (one
+ * instance on the embedded database; two instances on PostgreSQL when one is configured), and the
+ * resident memory per idle bridge, measured in a server process of its own beside a bare
+ * node:http event-stream server holding as many connections.
+ */
+export async function bridgesSuite(): Promise<void> {
+  const latency: BenchRow[] = [];
+  const local = await startInstance();
+  try {
+    for (const transport of ["sse", "ws"] as const) {
+      latency.push(await deliveryLatency(`${transport}, one instance`, local, local, transport));
+    }
+  } finally {
+    await local.stop();
+  }
+  const databaseUrl = benchDatabaseUrl();
+  if (databaseUrl) {
+    const a = await startInstance(databaseUrl);
+    const b = await startInstance(databaseUrl);
+    try {
+      for (const transport of ["sse", "ws"] as const) {
+        latency.push(await deliveryLatency(`${transport}, A -> B via PostgreSQL`, a, b, transport));
+      }
+    } finally {
+      await a.stop();
+      await b.stop();
+    }
+  }
+  printTable(`bridges: deposit-to-delivery at ${DEPOSITS_PER_SECOND} deposits/s`, latency);
+
+  printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, [
+    await idleMemory("SSE bridges (prekey server)", "app-server", "sse-clients"),
+    await idleMemory("WebSocket bridges (prekey server)", "app-server", "ws-clients"),
+    await idleMemory("bare node:http SSE", "bare-server", "sse-clients"),
+  ]);
+}
+
+// ------------------------------------------------------------------ latency
+
+async function startInstance(databaseUrl?: string): Promise<RunningServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-bridges-"));
+  const env: Record<string, string> = {
+    SVC_PORT: "0",
+    SVC_DATA_DIR: dataDir,
+    SVC_LOG_LEVEL: "silent",
+    SVC_KT: "off",
+    SVC_RATE_LIMIT: "off",
+  };
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  return startServer(loadConfig(env));
+}
+
+interface Party {
+  seed: Uint8Array;
+  publicKey: string;
+}
+
+function party(label: string): Party {
+  const seed = new Uint8Array(createHash("sha256").update(`bench-bridges:${label}`).digest());
+  return { seed, publicKey: encodeBase64(ed25519KeyPairFromSeed(seed).publicKey) };
+}
+
+/** POSTs JSON; one retry on a network error (a pooled keep-alive connection the server closed). */
+async function post(base: string, path: string, body: unknown, retry = true): Promise<void> {
+  let res: Response;
+  try {
+    res = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    if (retry) return post(base, path, body, false);
+    throw error;
+  }
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
+}
+
+async function register(base: string, address: string, owner: Party): Promise<void> {
+  const path = "/v1/inbox/register";
+  const fields = { address, signingPublicKey: owner.publicKey, signedAt: Date.now() };
+  await post(base, path, signedBody("POST", path, fields, owner.seed));
+}
+
+function bridgeUrl(base: string, kind: "stream" | "ws", owner: Party, address: string): string {
+  const signedAt = Date.now();
+  const signature = ed25519Sign(bridgeQueryMessage({ address, kind, signedAt }), owner.seed);
+  const params = new URLSearchParams({
+    address,
+    kind,
+    signedAt: String(signedAt),
+    signature: encodeBase64(signature),
+  });
+  return `${base}/v1/bridge/${kind}?${params}`;
+}
+
+async function deliveryLatency(
+  name: string,
+  depositTo: RunningServer,
+  deliverFrom: RunningServer,
+  transport: "sse" | "ws",
+): Promise<BenchRow> {
+  const run = `${transport}-${Date.now().toString(36)}`;
+  const owner = party("recipient");
+  const sender = party("sender");
+  const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `bench-${run}:${i}`);
+  for (const address of recipients) await register(depositTo.url, address, owner);
+
+  const sentAt = new Map<string, number>();
+  const latencies: number[] = [];
+  const onEnvelope = (json: string) => {
+    const { msgId } = JSON.parse(json) as { msgId: string };
+    const started = sentAt.get(msgId);
+    if (started !== undefined) latencies.push(performance.now() - started);
+  };
+  const bridges = await Promise.all(
+    recipients.map((address) =>
+      transport === "sse"
+        ? openSse(bridgeUrl(deliverFrom.url, "stream", owner, address), onEnvelope)
+        : openWs(bridgeUrl(deliverFrom.url, "ws", owner, address), onEnvelope),
+    ),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 300));
+
+  const total = DEPOSITS_PER_SECOND * LOAD_SECONDS;
+  let inFlight = 0;
+  let failed = 0;
+  const started = performance.now();
+  const pending: Array<Promise<void>> = [];
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / DEPOSITS_PER_SECOND;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    // An open loop, but bounded: a server slower than the rate lowers the achieved rate.
+    while (inFlight >= MAX_IN_FLIGHT) await new Promise((resolve) => setTimeout(resolve, 1));
+    inFlight++;
+    const recipient = recipients[n % RECIPIENTS] ?? "";
+    pending.push(
+      deposit(depositTo.url, recipient, sender, n, sentAt)
+        .catch(() => {
+          failed++;
+        })
+        .finally(() => {
+          inFlight--;
+        }),
+    );
+  }
+  await Promise.all(pending);
+  const depositRate = total / ((performance.now() - started) / 1000);
+  const deadline = performance.now() + 10_000;
+  while (latencies.length < total - failed && performance.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const elapsed = (performance.now() - started) / 1000;
+  for (const close of bridges) close();
+  latencies.sort((x, y) => x - y);
+  return {
+    name,
+    opsPerSec: latencies.length / elapsed,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    note: `${latencies.length}/${total} delivered, ${failed} deposits failed, deposits at ${Math.round(depositRate)}/s`,
+  };
+}
+
+async function deposit(
+  base: string,
+  address: string,
+  sender: Party,
+  n: number,
+  sentAt: Map<string, number>,
+): Promise<void> {
+  const ciphertext = new Uint8Array(64);
+  ciphertext[0] = 0x02;
+  new DataView(ciphertext.buffer).setFloat64(1, Math.random());
+  new DataView(ciphertext.buffer).setUint32(9, n);
+  const msgId = createHash("sha256").update(ciphertext).digest("hex");
+  const path = `/v1/inbox/${address}`;
+  const fields = {
+    msgId,
+    ciphertext: encodeBase64(ciphertext),
+    expiresAt: Date.now() + 3_600_000,
+    senderPublicKey: sender.publicKey,
+    signedAt: Date.now(),
+  };
+  const body = signedBody("POST", path, fields, sender.seed);
+  sentAt.set(msgId, performance.now());
+  await post(base, path, body);
+}
+
+async function openSse(url: string, onData: (json: string) => void): Promise<() => void> {
+  const controller = new AbortController();
+  const res = await fetch(url, { signal: controller.signal });
+  if (res.status !== 200 || !res.body) throw new Error(`stream answered ${res.status}`);
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = "";
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value;
+        let end = buffer.indexOf("\n\n");
+        while (end !== -1) {
+          const data = buffer
+            .slice(0, end)
+            .split("\n")
+            .find((line) => line.startsWith("data: "));
+          if (data) onData(data.slice(6));
+          buffer = buffer.slice(end + 2);
+          end = buffer.indexOf("\n\n");
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return () => controller.abort();
+}
+
+// `ws` is a dependency of the server package, not of the benchmarks: load it from there.
+
+async function openWs(url: string, onData: (json: string) => void): Promise<() => void> {
+  const socket = new WebSocket(url.replace(/^http/, "ws"));
+  socket.on("message", (data: Buffer) => onData(String(data)));
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  return () => socket.terminate();
+}
+
+// ------------------------------------------------------------------ idle memory
+
+const CHILD = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith(".ts") ? "./bridges-child.ts" : "./bridges-child.js",
+    import.meta.url,
+  ),
+);
+
+function spawnChild(args: string[]): {
+  child: ChildProcess;
+  next: () => Promise<Record<string, number>>;
+} {
+  const child = fork(CHILD, args, { execArgv: [...process.execArgv, "--expose-gc"] });
+  const queue: Array<Record<string, number>> = [];
+  const waiting: Array<(message: Record<string, number>) => void> = [];
+  child.on("message", (message) => {
+    const resolve = waiting.shift();
+    if (resolve) resolve(message as Record<string, number>);
+    else queue.push(message as Record<string, number>);
+  });
+  const next = () =>
+    new Promise<Record<string, number>>((resolve, reject) => {
+      const queued = queue.shift();
+      if (queued) return resolve(queued);
+      waiting.push(resolve);
+      child.once("exit", (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
+    });
+  return { child, next };
+}
+
+async function idleMemory(
+  name: string,
+  serverRole: "app-server" | "bare-server",
+  clientRole: "sse-clients" | "ws-clients",
+): Promise<BenchRow> {
+  const server = spawnChild([serverRole]);
+  try {
+    const { port } = await server.next();
+    const base = `http://127.0.0.1:${port}`;
+    let url = `${base}/idle`;
+    if (serverRole === "app-server") {
+      const owner = party("idle");
+      await register(base, "bench:idle", owner);
+      url = bridgeUrl(base, clientRole === "ws-clients" ? "ws" : "stream", owner, "bench:idle");
+    }
+    // A few connections first, so that one-time costs (code paths compiled, the hub, the
+    // address's presence row) are in the baseline, not in the per-connection figure.
+    const warm = spawnChild([clientRole, url, "20"]);
+    await warm.next();
+    warm.child.kill();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    server.child.send("rss");
+    const before = (await server.next()).rss ?? 0;
+    const clients = spawnChild([clientRole, url, String(IDLE_BRIDGES)]);
+    const started = performance.now();
+    const { opened = 0 } = await clients.next();
+    const openSeconds = (performance.now() - started) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    server.child.send("rss");
+    const after = (await server.next()).rss ?? 0;
+    clients.child.kill();
+    const perBridge = (after - before) / Math.max(opened, 1) / 1024;
+    return {
+      name,
+      opsPerSec: opened / openSeconds,
+      note: `${perBridge.toFixed(1)} KiB RSS per connection (${opened} open; ops/s = connections opened per second)`,
+    };
+  } finally {
+    server.child.kill();
+  }
+}

@@ -1,0 +1,142 @@
+import { openStorage, type Storage } from "@svc/db";
+import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BridgeHub } from "./hub.js";
+import { type PostgresAdapterOptions, postgresAdapter } from "./postgres-adapter.js";
+import { MemorySource, RecordingPresenceSink, RecordingSink, until } from "./test-support/fakes.js";
+import type { PresenceChange } from "./types.js";
+
+describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database)", () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  const storages: Storage[] = [];
+  const hubs: BridgeHub[] = [];
+  const source = new MemorySource();
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const hub of hubs.splice(0)) await hub.close();
+    for (const storage of storages.splice(0)) await storage.close();
+    await database.drop();
+  });
+
+  async function instance(options: PostgresAdapterOptions & { heartbeatMs?: number } = {}) {
+    const storage = await openStorage({ databaseUrl: database.url, poolSize: 4 });
+    storages.push(storage);
+    const crossings: PresenceChange[] = [];
+    const hub = new BridgeHub({
+      source,
+      adapter: postgresAdapter(storage, options),
+      onCrossing: (change) => crossings.push(change),
+      heartbeatMs: options.heartbeatMs,
+    });
+    await hub.start();
+    hubs.push(hub);
+    return { hub, storage, crossings };
+  }
+
+  it("wakes a bridge on B for a deposit committed on A", async () => {
+    const a = await instance();
+    const b = await instance();
+    const sink = new RecordingSink();
+    b.hub.openBridge({ address: "alice", since: 0, transport: "sse", sink });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const started = Date.now();
+    source.deposit("alice", a.hub);
+    await until(() => sink.received.length === 1, 1000);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("reports a crossing once, from the instance that made it, and relays it everywhere", async () => {
+    const a = await instance();
+    const b = await instance();
+    const watcher = new RecordingPresenceSink();
+    b.hub.watchPresence(["bob"], watcher);
+    await until(() => watcher.snapshots.length === 1);
+    const onA = a.hub.openBridge({
+      address: "bob",
+      since: 0,
+      transport: "ws",
+      sink: new RecordingSink(),
+    });
+    await until(() => a.crossings.length === 1);
+    const onB = b.hub.openBridge({
+      address: "bob",
+      since: 0,
+      transport: "sse",
+      sink: new RecordingSink(),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    onA.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(a.crossings.map((c) => c.online)).toEqual([true]);
+    expect(b.crossings).toEqual([]);
+    onB.close();
+    await until(() => b.crossings.length === 1);
+    expect(b.crossings.map((c) => c.online)).toEqual([false]);
+    await until(() => watcher.changes.length === 2);
+    expect(watcher.changes.map((c) => [c.address, c.online])).toEqual([
+      ["bob", true],
+      ["bob", false],
+    ]);
+  });
+
+  it("reaps a dead instance's bridges once its heartbeat expires", async () => {
+    const a = await instance({ instanceExpiryMs: 500, heartbeatMs: 100 });
+    const crashed = await instance({ heartbeatMs: 60_000 });
+    const watcher = new RecordingPresenceSink();
+    a.hub.watchPresence(["carol"], watcher);
+    crashed.hub.openBridge({
+      address: "carol",
+      since: 0,
+      transport: "ws",
+      sink: new RecordingSink(),
+    });
+    await until(() => watcher.changes.length === 1);
+    // A crash: the instance vanishes without withdrawing its presence.
+    hubs.splice(hubs.indexOf(crashed.hub), 1);
+    await crashed.storage.close();
+    storages.splice(storages.indexOf(crashed.storage), 1);
+    await until(() => watcher.changes.length === 2, 5000);
+    expect(watcher.changes.map((c) => c.online)).toEqual([true, false]);
+    expect(a.crossings.map((c) => [c.address, c.online])).toEqual([["carol", false]]);
+  });
+
+  it("comes back under a new id after being reaped while alive", async () => {
+    const a = await instance({ instanceExpiryMs: 300, heartbeatMs: 100 });
+    const slow = await instance({ heartbeatMs: 1000 });
+    const watcher = new RecordingPresenceSink();
+    a.hub.watchPresence(["dora"], watcher);
+    slow.hub.openBridge({ address: "dora", since: 0, transport: "sse", sink: new RecordingSink() });
+    // Reaped after 300 ms (disconnected), then its own heartbeat at 1 s re-registers it.
+    await until(() => watcher.changes.length === 3, 5000);
+    expect(watcher.changes.map((c) => c.online)).toEqual([true, false, true]);
+  });
+
+  it("re-queries everything when the listener reconnects", async () => {
+    const storage = await openStorage({ databaseUrl: database.url, poolSize: 2 });
+    storages.push(storage);
+    const reconnects: Array<() => void> = [];
+    const flaky: Storage = {
+      ...storage,
+      listen: (channel: string, onPayload: (payload: string) => void, ...rest: unknown[]) => {
+        const onListen = rest[0] as (() => void) | undefined;
+        if (onListen) reconnects.push(onListen);
+        onListen?.();
+        return storage.listen(channel, onPayload);
+      },
+      notify: async () => {}, // notifications are lost
+    } as Storage;
+    const hub = new BridgeHub({ source, adapter: postgresAdapter(flaky) });
+    await hub.start();
+    hubs.push(hub);
+    const sink = new RecordingSink();
+    hub.openBridge({ address: "erin", since: 0, transport: "sse", sink });
+    source.deposit("erin", hub);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sink.received).toHaveLength(0);
+    reconnects[0]?.();
+    await until(() => sink.received.length === 1);
+  });
+});

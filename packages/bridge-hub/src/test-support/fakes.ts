@@ -1,0 +1,84 @@
+import type { BridgeHub } from "../hub.js";
+import type {
+  BridgeEnvelope,
+  EndReason,
+  EnvelopeSink,
+  EnvelopeSource,
+  PresenceChange,
+  PresenceSink,
+} from "../types.js";
+
+/** An inbox in memory: receivedAt strictly increasing per address, like the real one. */
+export class MemorySource implements EnvelopeSource {
+  readonly #byAddress = new Map<string, BridgeEnvelope[]>();
+  queries = 0;
+  /** Delay of every query, to widen the backlog-to-live hand-over window in tests. */
+  delayMs = 0;
+  failNext: Error | undefined;
+
+  deposit(address: string, hub?: BridgeHub): BridgeEnvelope {
+    const list = this.#byAddress.get(address) ?? [];
+    this.#byAddress.set(address, list);
+    const receivedAt = (list.at(-1)?.receivedAt ?? 1000) + 1;
+    const envelope = { from: "sender:1", bytes: "AgE=", receivedAt, msgId: null };
+    list.push(envelope);
+    hub?.depositCommitted(address);
+    return envelope;
+  }
+
+  async envelopesSince(address: string, since: number, limit: number): Promise<BridgeEnvelope[]> {
+    this.queries++;
+    if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    if (this.failNext) {
+      const error = this.failNext;
+      this.failNext = undefined;
+      throw error;
+    }
+    const list = this.#byAddress.get(address) ?? [];
+    return list.filter((envelope) => envelope.receivedAt > since).slice(0, limit);
+  }
+}
+
+export class RecordingSink implements EnvelopeSink {
+  readonly received: BridgeEnvelope[] = [];
+  ended: EndReason | undefined;
+  unsent = 0;
+
+  send(envelope: BridgeEnvelope): void {
+    this.received.push(envelope);
+  }
+  unsentBytes(): number {
+    return this.unsent;
+  }
+  end(reason: EndReason): void {
+    this.ended = reason;
+  }
+}
+
+export class RecordingPresenceSink implements PresenceSink {
+  readonly snapshots: PresenceChange[] = [];
+  readonly changes: PresenceChange[] = [];
+  ended: EndReason | undefined;
+
+  snapshot(state: PresenceChange): void {
+    this.snapshots.push(state);
+  }
+  change(change: PresenceChange): void {
+    this.changes.push(change);
+  }
+  unsentBytes(): number {
+    return 0;
+  }
+  end(reason: EndReason): void {
+    this.ended = reason;
+  }
+}
+
+/** Resolves once `condition` holds, polling every few milliseconds (fails after `timeoutMs`). */
+export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
