@@ -1,6 +1,8 @@
 import { CanonicalError } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
 import { InboxError } from "@svc/inbox";
+import { KtLogError } from "@svc/kt-log";
+import { PrekeyError } from "@svc/prekeys";
 import { Hono } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./app-env.js";
@@ -8,7 +10,11 @@ import type { Config } from "./config.js";
 import { ApiError } from "./errors.js";
 import { registerObserverRoutes } from "./observer/routes.js";
 import { registerOperationsRoutes } from "./routes/operations.js";
+import { registerBridgeRoutes, startBridgeHub } from "./routes/v1/bridge/index.js";
 import { inboxApiError, registerInboxRoutes } from "./routes/v1/inbox/index.js";
+import { registerKeysRoutes } from "./routes/v1/keys/index.js";
+import { createKtHooks } from "./routes/v1/kt/hooks.js";
+import { ktApiError, registerKtRoutes, startKtLog } from "./routes/v1/kt/index.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 export interface SvcApp {
@@ -51,13 +57,24 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
 
   registerOperationsRoutes(app, services);
+  const ktLog = config.kt.enabled ? await startKtLog(services) : undefined;
+  if (ktLog) registerKtRoutes(app, services, ktLog);
+  registerKeysRoutes(app, services, ktLog ? createKtHooks(ktLog) : {});
   const inbox = config.inbox.enabled ? registerInboxRoutes(app, services) : undefined;
+  const hub = inbox ? await startBridgeHub(services, inbox) : undefined;
+  if (hub && inbox) registerBridgeRoutes(app, services, hub, inbox);
   if (!config.kt.enabled) app.all("/v1/kt/*", featureDisabled("key transparency"));
   if (!config.inbox.enabled) {
     app.all("/v1/inbox/*", featureDisabled("the inbox relay"));
     app.all("/v1/bridge/*", featureDisabled("the inbox relay"));
   }
-  registerObserverRoutes(app, services, {});
+  registerObserverRoutes(app, services, {
+    kt: ktLog
+      ? () =>
+          ktLog.latestSth().then((sth) => ({ treeSize: sth.treeSize, lastSthAt: sth.timestampMs }))
+      : undefined,
+    bridges: hub ? () => hub.stats() : undefined,
+  });
 
   app.notFound((c) => c.json(new ApiError(404, "SVC_NOT_FOUND", "no such route").body(), 404));
   app.onError((error, c) => {
@@ -101,5 +118,15 @@ export function toApiError(error: unknown): ApiError {
       : new ApiError(400, "SVC_BAD_REQUEST", error.message);
   }
   if (error instanceof InboxError) return inboxApiError(error);
+  if (error instanceof KtLogError) return ktApiError(error);
+  if (error instanceof PrekeyError) {
+    const status =
+      error.code === "SVC_IDENTITY_MISMATCH"
+        ? 401
+        : error.code === "SVC_NOT_REGISTERED"
+          ? 404
+          : 400;
+    return new ApiError(status, error.code, error.message);
+  }
   return new ApiError(500, "SVC_INTERNAL", "internal error");
 }

@@ -1,6 +1,7 @@
 import { identities, inboxBlobs, inboxRegistrations, oneTimePrekeys } from "@svc/db";
 import { describe, expect, it } from "vitest";
 import { expectContract } from "../openapi/contract.js";
+import { jsonRequest, registerBody, testIdentity } from "../routes/v1/keys/test-client.js";
 import { createTestApp } from "../test-support/app.js";
 import type { ObserverSnapshot } from "./snapshot.js";
 
@@ -144,6 +145,23 @@ describe("observer snapshot", () => {
     await app.request("/nope");
     const { requests } = await snapshot(app);
     expect(requests.byStatus).toMatchObject({ "200": 1, "404": 2 });
+  });
+});
+
+describe("observer KT figures", () => {
+  it("follow the log as identities change", async () => {
+    const { app } = await createTestApp({ SVC_OBSERVER_TOKEN: TOKEN });
+    const before = await snapshot(app);
+    expect(before.kt).toMatchObject({ enabled: true, treeSize: 0 });
+    const res = await app.request(
+      "/v1/keys/register",
+      jsonRequest("POST", registerBody(testIdentity("kt@example.com:1"), Date.now())),
+    );
+    expect(res.status).toBe(200);
+    const after = await snapshot(app);
+    expect(after.kt.treeSize).toBe(1);
+    expect(after.kt.lastSthAt).toEqual(expect.any(Number));
+    expect(after.keys.identities).toBe(1);
   });
 });
 

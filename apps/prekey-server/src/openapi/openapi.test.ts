@@ -24,6 +24,7 @@ const ROUTES: Array<[method: string, path: string]> = [
   ["get", "/v1/kt/sth"],
   ["get", "/v1/kt/sth/{treeSize}"],
   ["get", "/v1/kt/consistency"],
+  ["get", "/v1/kt/leaves"],
   ["post", "/v1/inbox/register"],
   ["delete", "/v1/inbox/register/{address}"],
   ["post", "/v1/inbox/{address}"],

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createTestStorage } from "@svc/db/testing";
 import { afterEach } from "vitest";
 import { type CreateAppOptions, createApp, type SvcApp } from "../app.js";
@@ -6,8 +8,18 @@ import { type RunningServer, startServer } from "../server.js";
 
 /** Configuration as the server would read it from these environment variables. */
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ SVC_LOG_LEVEL: "silent", SVC_PORT: "0", ...env });
+  return loadConfig({
+    SVC_LOG_LEVEL: "silent",
+    SVC_PORT: "0",
+    SVC_DATA_DIR: testDataDir,
+    SVC_KT_SIGNING_KEY: TEST_KT_SIGNING_KEY,
+    ...env,
+  });
 }
+
+/** A fixed operator key, so test apps do not generate one in a data directory. */
+export const TEST_KT_SIGNING_KEY = "V+XgpeE5hfue6bhO6kWhHytw6TFPuGkMsskEfce1lI8=";
+const testDataDir = join(tmpdir(), `svc-test-${process.pid}`);
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

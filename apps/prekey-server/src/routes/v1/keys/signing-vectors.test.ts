@@ -17,7 +17,7 @@ const VECTORS = new URL(
   import.meta.url,
 );
 
-describe("the keys signing vectors (docs/protocol/keys.md worked example)", () => {
+describe("the keys signing vectors (docs/protocol.md section 7 worked example)", () => {
   beforeAll(() => warmTestDatabase(createTestStorage));
 
   it("are accepted as sent, and the queue keeps their arrival order", async () => {
