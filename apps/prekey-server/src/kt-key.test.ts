@@ -29,7 +29,7 @@ describe("loadKtSigningSeed", () => {
 
   it("generates a key once, mode 0600, and reuses it on restart", async () => {
     const dir = await dataDir();
-    const config = testConfig({ SVC_DATA_DIR: dir });
+    const config = testConfig({ SVC_DATA_DIR: dir, SVC_KT_SIGNING_KEY: "" });
     const first = await loadKtSigningSeed(config);
     expect(first).toHaveLength(32);
     const file = join(dir, KT_KEY_FILE);
@@ -39,14 +39,14 @@ describe("loadKtSigningSeed", () => {
   });
 
   it("gives instances starting together on one data directory the same key", async () => {
-    const config = testConfig({ SVC_DATA_DIR: await dataDir() });
+    const config = testConfig({ SVC_DATA_DIR: await dataDir(), SVC_KT_SIGNING_KEY: "" });
     const seeds = await Promise.all(Array.from({ length: 5 }, () => loadKtSigningSeed(config)));
     for (const seed of seeds) expect(seed).toEqual(seeds[0]);
   });
 
   it("refuses a key file others can read, or one that is not a seed", async () => {
     const dir = await dataDir();
-    const config = testConfig({ SVC_DATA_DIR: dir });
+    const config = testConfig({ SVC_DATA_DIR: dir, SVC_KT_SIGNING_KEY: "" });
     await loadKtSigningSeed(config);
     const file = join(dir, KT_KEY_FILE);
     await chmod(file, 0o644);

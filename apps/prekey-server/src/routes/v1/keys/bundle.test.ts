@@ -24,7 +24,7 @@ const NOW = 1_763_780_000_000;
 const alice = testIdentity("alice@example.com:1");
 
 async function setup() {
-  const svc = await createTestApp({ SVC_RATE_LIMIT: "off" }, { now: () => NOW });
+  const svc = await createTestApp({ SVC_RATE_LIMIT: "off", SVC_KT: "off" }, { now: () => NOW });
   const post = (path: string, body: Json) => svc.app.request(path, jsonRequest("POST", body));
   const bundle = async (address: string) => {
     const path = `/v1/keys/bundle/${address}`;
