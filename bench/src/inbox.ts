@@ -8,6 +8,7 @@ import {
   signedBodyMessage,
 } from "@svc/canonical";
 import { inboxBlobs, inboxRegistrations, openStorage, type Storage } from "@svc/db";
+import { createTestDatabase } from "@svc/db/testing";
 import { loadConfig, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
 import { type LoadResult, percentile } from "./measure.js";
@@ -33,7 +34,7 @@ export async function inboxSuite(): Promise<void> {
     console.log("\n(inbox on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
     return;
   }
-  const scratch = await scratchDatabase(url);
+  const scratch = await createTestDatabase(url);
   try {
     await benchBackend("PostgreSQL", await openStorage({ databaseUrl: scratch.url, poolSize: 10 }));
   } finally {
@@ -276,21 +277,4 @@ function send(
     req.on("error", reject);
     req.end(payload);
   });
-}
-
-async function scratchDatabase(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `svc_bench_inbox_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = postgres(base, { max: 1, onnotice: () => {} });
-      await dropper.unsafe(`drop database if exists ${name} with (force)`);
-      await dropper.end();
-    },
-  };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { ktLeaves, openStorage, type Storage } from "@svc/db";
+import { createTestDatabase } from "@svc/db/testing";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import {
   type KtClaim,
@@ -38,7 +39,7 @@ export async function ktSuite(): Promise<void> {
   if (url === undefined) {
     console.log("\n(kt on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
   } else {
-    const scratch = await scratchDatabase(url);
+    const scratch = await createTestDatabase(url);
     try {
       const storage = await openStorage({ databaseUrl: scratch.url, poolSize: 10 });
       await appendAndProofs("PostgreSQL", storage);
@@ -216,21 +217,4 @@ async function verifierRates(): Promise<void> {
   } finally {
     await storage.close();
   }
-}
-
-async function scratchDatabase(base: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `svc_bench_kt_${randomBytes(4).toString("hex")}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin`create database ${admin(name)}`;
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const dropper = postgres(base, { max: 1, onnotice: () => {} });
-      await dropper`drop database if exists ${dropper(name)} with (force)`;
-      await dropper.end();
-    },
-  };
 }

@@ -3,6 +3,7 @@ import { createServer } from "node:http";
 import { decodeBase64Url, encodeBase64, portableEd25519, signedBodyMessage } from "@svc/canonical";
 import { nodeEd25519 } from "@svc/canonical/node";
 import { openStorage, type Storage } from "@svc/db";
+import { createTestDatabase } from "@svc/db/testing";
 import { loadConfig, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
 import nacl from "tweetnacl";
@@ -28,7 +29,7 @@ export async function prekeysSuite(): Promise<void> {
   );
   const url = benchDatabaseUrl();
   if (url) {
-    const database = await scratchDatabase(url);
+    const database = await createTestDatabase(url);
     try {
       const storage = await openStorage({ databaseUrl: database.url, poolSize: POOL_SIZE });
       printTable("prekeys: bundle fetch and register, PostgreSQL", await storageRows(storage));
@@ -261,19 +262,3 @@ function verificationRows(): BenchRow[] {
 }
 
 /** A new database on the benchmark server, dropped afterwards. */
-async function scratchDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `svc_bench_${randomBytes(6).toString("hex")}`;
-  const admin = postgres(url, { max: 1, onnotice: () => {} });
-  await admin`create database ${admin(name)}`;
-  await admin.end();
-  const scratch = new URL(url);
-  scratch.pathname = `/${name}`;
-  return {
-    url: scratch.toString(),
-    async drop() {
-      const dropper = postgres(url, { max: 1, onnotice: () => {} });
-      await dropper`drop database if exists ${dropper(name)} with (force)`;
-      await dropper.end();
-    },
-  };
-}

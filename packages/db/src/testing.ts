@@ -26,12 +26,16 @@ async function cloneTemplate(): Promise<PGlite> {
 /** True when a real PostgreSQL is available to tests. */
 export const hasTestPostgres = (): boolean => Boolean(process.env.TEST_DATABASE_URL);
 
-/** Creates an empty database on the test server and returns its URL plus a drop function. */
-export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = requireTestDatabaseUrl();
+/**
+ * Creates an empty database on the test server (or on `base`, a server URL benchmarks pass) and
+ * returns its URL plus a function that drops it.
+ */
+export async function createTestDatabase(
+  base: string = requireTestDatabaseUrl(),
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `svc_test_${randomBytes(6).toString("hex")}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name}`);
+  await admin`create database ${admin(name)}`;
   await admin.end();
   const url = new URL(base);
   url.pathname = `/${name}`;
@@ -39,7 +43,7 @@ export async function createTestDatabase(): Promise<{ url: string; drop: () => P
     url: url.toString(),
     async drop() {
       const dropper = postgres(base, { max: 1, onnotice: () => {} });
-      await dropper.unsafe(`drop database if exists ${name} with (force)`);
+      await dropper`drop database if exists ${dropper(name)} with (force)`;
       await dropper.end();
     },
   };
