@@ -20,6 +20,7 @@ import {
   subtreeKey,
 } from "@svc/merkle";
 import postgres from "postgres";
+import { chromiumVerificationsPerSecond } from "./kt-browser.js";
 import { runLoad } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
 import { type BenchRow, printTable } from "./table.js";
@@ -192,7 +193,7 @@ async function verifierRates(): Promise<void> {
       await log.append({ kind: "identity", address: `v${i}`, ...keys });
     }
     const proof: KtProof = await log.proofFor("v100");
-    const claim: KtClaim = { type: "inclusion", ...keys };
+    const claim = { type: "inclusion" as const, ...keys } satisfies KtClaim;
     const rows: BenchRow[] = [];
     const timed = async (name: string, work: () => Promise<unknown> | unknown, note?: string) => {
       const load = await runLoad(async () => work(), { concurrency: 1, durationMs: DURATION_MS });
@@ -210,10 +211,26 @@ async function verifierRates(): Promise<void> {
     await timed("STH signature, portable verifier", () =>
       verifySthSignature(proof.sth, signer.publicKey, portableSthVerifier),
     );
-    printTable(
-      "@svc/kt-verify in Node (Chromium: see packages/kt-verify/src/browser.test.ts)",
-      rows,
+    await timed("full bundle proof in Node (STH signature + proof body)", async () => {
+      await verifySthSignature(proof.sth, signer.publicKey);
+      verifyKtProofBody("v100", proof, claim);
+    });
+    const browser = await chromiumVerificationsPerSecond(
+      proof,
+      claim,
+      "v100",
+      signer.publicKey,
+      DURATION_MS,
     );
+    rows.push({
+      name: "full bundle proof in Chromium",
+      opsPerSec: browser?.opsPerSec ?? 0,
+      baseline: "full bundle proof in Node (STH signature + proof body)",
+      note: browser
+        ? `${browser.msPerProof.toFixed(3)} ms per proof (target <= 2 ms)`
+        : "skipped: /usr/bin/chromium not installed",
+    });
+    printTable("@svc/kt-verify verifications in Node and in headless Chromium", rows);
   } finally {
     await storage.close();
   }

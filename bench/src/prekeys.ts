@@ -7,6 +7,7 @@ import { createTestDatabase } from "@svc/db/testing";
 import { loadConfig, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
 import nacl from "tweetnacl";
+import { createHttpClient } from "./http-client.js";
 import { rate, runLoad } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
 import { type BenchRow, printTable } from "./table.js";
@@ -58,15 +59,17 @@ async function storageRows(storage: Storage): Promise<BenchRow[]> {
 
     let fetched = 0;
     let withPrekey = 0;
+    const http = createHttpClient(server.url, CONCURRENCY);
     const bundles = await runLoad(
       async (worker) => {
         const address = fetchAddresses[(worker + fetched++) % ADDRESSES];
-        const res = await fetch(`${server.url}/v1/keys/bundle/${address}`);
+        const res = await http.get(`/v1/keys/bundle/${address}`);
         if (res.status !== 200) throw new Error(`bundle fetch answered ${res.status}`);
-        if ("oneTimePreKey" in ((await res.json()) as object)) withPrekey++;
+        if ("oneTimePreKey" in (JSON.parse(res.body) as object)) withPrekey++;
       },
       { concurrency: CONCURRENCY, durationMs: DURATION_MS },
     );
+    http.close();
 
     const pop = rawPop(storage);
     let popped = 0;
@@ -121,14 +124,14 @@ async function httpFloor() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/`;
+  const http = createHttpClient(url.slice(0, -1), CONCURRENCY);
   try {
-    return await runLoad(
-      async () => {
-        await (await fetch(url)).arrayBuffer();
-      },
-      { concurrency: CONCURRENCY, durationMs: DURATION_MS },
-    );
+    return await runLoad(() => http.get("/"), {
+      concurrency: CONCURRENCY,
+      durationMs: DURATION_MS,
+    });
   } finally {
+    http.close();
     server.closeAllConnections();
     server.close();
   }

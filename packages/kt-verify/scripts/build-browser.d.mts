@@ -1,4 +1,4 @@
-/** Path of the browser bundle. */
+/** Path of the bundled ESM verifier for browsers (dist/kt-verify.browser.js). */
 export declare const BROWSER_BUNDLE: string;
-/** Builds dist/kt-verify.browser.js and returns its path. */
+/** Builds the browser bundle with esbuild and returns its path. */
 export declare function buildBrowserBundle(): Promise<string>;
