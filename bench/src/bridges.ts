@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, type KeyObject } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,6 +16,7 @@ import { loadConfig, type RunningServer, startServer } from "@svc/prekey-server"
 import WebSocket from "ws";
 import { percentile } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
+import { ed25519PrivateKey, signBodyWith } from "./signer.js";
 import { type BenchRow, printTable } from "./table.js";
 
 const DEPOSITS_PER_SECOND = 500;
@@ -79,12 +80,17 @@ async function startInstance(databaseUrl?: string): Promise<RunningServer> {
 
 interface Party {
   seed: Uint8Array;
+  key: KeyObject;
   publicKey: string;
 }
 
 function party(label: string): Party {
   const seed = new Uint8Array(createHash("sha256").update(`bench-bridges:${label}`).digest());
-  return { seed, publicKey: encodeBase64(ed25519KeyPairFromSeed(seed).publicKey) };
+  return {
+    seed,
+    key: ed25519PrivateKey(seed),
+    publicKey: encodeBase64(ed25519KeyPairFromSeed(seed).publicKey),
+  };
 }
 
 /** POSTs JSON; one retry on a network error (a pooled keep-alive connection the server closed). */
@@ -210,7 +216,7 @@ async function deposit(
     senderPublicKey: sender.publicKey,
     signedAt: Date.now(),
   };
-  const body = signedBody("POST", path, fields, sender.seed);
+  const body = signBodyWith(sender.key, "POST", path, fields);
   sentAt.set(msgId, performance.now());
   await post(base, path, body);
 }

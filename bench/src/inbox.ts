@@ -13,6 +13,7 @@ import { loadConfig, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
 import { type LoadResult, percentile } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
+import { ed25519PrivateKey, signBodyWith } from "./signer.js";
 import { type BenchRow, printTable } from "./table.js";
 
 const CONCURRENCY = 16;
@@ -163,20 +164,16 @@ interface Party {
 }
 
 function party(label: string): Party {
-  const seed = createHash("sha256").update(`bench:${label}`).digest();
-  const publicKey = ed25519KeyPairFromSeed(new Uint8Array(seed)).publicKey;
-  const key = createPrivateKey({
-    key: { kty: "OKP", crv: "Ed25519", d: encodeBase64Url(seed), x: encodeBase64Url(publicKey) },
-    format: "jwk",
-  });
-  return { key, publicKey: encodeBase64(publicKey) };
+  const seed = new Uint8Array(createHash("sha256").update(`bench:${label}`).digest());
+  return {
+    key: ed25519PrivateKey(seed),
+    publicKey: encodeBase64(ed25519KeyPairFromSeed(seed).publicKey),
+  };
 }
 
 /** Signed outside the timed loops; signedAt stays fresh for the 5-minute window. */
 function signed(method: string, path: string, signer: Party, fields: Record<string, unknown>) {
-  const body = { ...fields, signedAt: Date.now() };
-  const signature = sign(null, signedBodyMessage(method, path, body), signer.key);
-  return { ...body, signature: signature.toString("base64") };
+  return signBodyWith(signer.key, method, path, { ...fields, signedAt: Date.now() });
 }
 
 function blob(size: number, n: number): Uint8Array {
