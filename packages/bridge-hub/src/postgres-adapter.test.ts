@@ -109,9 +109,10 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     const watcher = new RecordingPresenceSink();
     a.hub.watchPresence(["dora"], watcher);
     slow.hub.openBridge({ address: "dora", since: 0, transport: "sse", sink: new RecordingSink() });
-    // Reaped after 300 ms (disconnected), then its own heartbeat at 1 s re-registers it.
-    await until(() => watcher.changes.length === 3, 5000);
-    expect(watcher.changes.map((c) => c.online)).toEqual([true, false, true]);
+    // Reaped after 300 ms (disconnected), then its own heartbeat at 1 s re-registers it. It keeps
+    // missing the 300 ms expiry, so later flips may follow: the first three tell the story.
+    await until(() => watcher.changes.length >= 3, 5000);
+    expect(watcher.changes.slice(0, 3).map((c) => c.online)).toEqual([true, false, true]);
   });
 
   it("re-queries everything when the listener reconnects", async () => {
