@@ -39,16 +39,6 @@ describe("embedded storage", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
-
-  it("delivers notifications to listeners", async () => {
-    const storage = await createTestStorage({ kind: "pglite" });
-    opened.push(storage);
-    const received: string[] = [];
-    const unlisten = await storage.listen("svc_test", (payload) => received.push(payload));
-    await storage.notify("svc_test", "hello");
-    await expect.poll(() => received).toEqual(["hello"]);
-    await unlisten();
-  });
 });
 
 describe.runIf(hasTestPostgres())("postgres storage", () => {
@@ -61,14 +51,24 @@ describe.runIf(hasTestPostgres())("postgres storage", () => {
     expect(await other.db.select().from(identities)).toEqual([]);
     await storage.ping();
   });
+});
 
-  it("delivers notifications to listeners", async () => {
-    const storage = await createTestStorage({ kind: "postgres" });
+const kinds = hasTestPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
+
+describe.each(kinds)("notifications on %s", (kind) => {
+  it("reach listeners, and the listener hears of its subscription", async () => {
+    const storage = await createTestStorage({ kind });
     opened.push(storage);
     const received: string[] = [];
-    const unlisten = await storage.listen("svc_test", (payload) => received.push(payload));
+    let subscribed = 0;
+    const unlisten = await storage.listen(
+      "svc_test",
+      (payload) => received.push(payload),
+      () => subscribed++,
+    );
     await storage.notify("svc_test", "hello");
     await expect.poll(() => received).toEqual(["hello"]);
+    expect(subscribed).toBe(1);
     await unlisten();
   });
 });
