@@ -61,7 +61,8 @@ describe("keys body fuzzing", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.jsonValue(),
-        fc.string({ minLength: 1, maxLength: 40 }),
+        // "." and ".." are dot segments: URL parsing removes them before any route sees them.
+        fc.string({ minLength: 1, maxLength: 40 }).filter((a) => a !== "." && a !== ".."),
         async (body, address) => {
           const path = `/v1/keys/${encodeURIComponent(address)}`;
           const res = await app.request(
