@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBase64 } from "@svc/canonical";
 import { type Config, ConfigError } from "./config.js";
@@ -21,13 +21,19 @@ export async function loadKtSigningSeed(config: Config): Promise<Uint8Array> {
   if (existing !== undefined) return existing;
   await mkdir(config.dataDir, { recursive: true });
   const seed = new Uint8Array(randomBytes(32));
+  // Written whole under a private name, then linked into place: another instance starting at the
+  // same moment sees either no key file or a complete one, never a half-written file.
+  const draft = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
+  await writeFile(draft, `${Buffer.from(seed).toString("base64")}\n`, { flag: "wx", mode: 0o600 });
   try {
-    await writeFile(path, `${Buffer.from(seed).toString("base64")}\n`, { flag: "wx", mode: 0o600 });
+    await link(draft, path);
     return seed;
   } catch (error) {
     // Another instance sharing the data directory created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     return (await readKeyFile(path)) as Uint8Array;
+  } finally {
+    await unlink(draft);
   }
 }
 
