@@ -143,15 +143,15 @@ function rawPop(storage: Storage): (address: string) => Promise<unknown> {
   if (storage.kind === "postgres") {
     const sql = client as postgres.Sql;
     return (address) =>
-      sql`delete from one_time_prekeys where id = (select id from one_time_prekeys
-        where address = ${address} order by id limit 1 for update skip locked)
+      sql`delete from one_time_prekeys where address = ${address} and id = (select id
+        from one_time_prekeys where address = ${address} order by id limit 1 for update skip locked)
         returning key_id, public_key`;
   }
   const pglite = client as { query(text: string, params: unknown[]): Promise<unknown> };
   return (address) =>
     pglite.query(
-      `delete from one_time_prekeys where id = (select id from one_time_prekeys
-        where address = $1 order by id limit 1 for update skip locked)
+      `delete from one_time_prekeys where address = $1 and id = (select id
+        from one_time_prekeys where address = $1 order by id limit 1 for update skip locked)
         returning key_id, public_key`,
       [address],
     );

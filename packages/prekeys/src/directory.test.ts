@@ -180,4 +180,25 @@ describe("prekey directory", () => {
     expect(handed.length + (await directory.countPrekeys("alice"))).toBe(100);
     expect(handed).toHaveLength(100);
   });
+
+  it("serves fetches batched together in arrival order, per address", async () => {
+    const batched = createPrekeyDirectory(storage.db, { fetchConcurrency: 1 });
+    await batched.registerIdentity(registration("alice", "a", [7, 3, 5]), 1000);
+    await batched.registerIdentity(registration("bob", "b", [1]), 1000);
+    // The first fetch runs alone; the other six wait for it and go as one statement.
+    const order = ["alice", "bob", "alice", "nobody", "bob", "alice", "alice"];
+    const bundles = await Promise.all(order.map((address) => batched.fetchBundle(address)));
+    expect(bundles.map((b) => b?.oneTimePreKey?.keyId ?? (b ? "none" : "unregistered"))).toEqual([
+      7,
+      1,
+      3,
+      "unregistered",
+      "none",
+      5,
+      "none",
+    ]);
+    expect(bundles[6]?.identitySigningKey).toEqual(bundles[0]?.identitySigningKey);
+    expect(bundles[4]?.signedPreKey).toEqual(bundles[1]?.signedPreKey);
+    expect(await batched.countPrekeys("alice")).toBe(0);
+  });
 });

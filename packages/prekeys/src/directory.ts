@@ -1,5 +1,6 @@
-import { type Database, identities, oneTimePrekeys } from "@svc/db";
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { createBatcher, type Database, identities, oneTimePrekeys } from "@svc/db";
+import { and, count, eq, sql } from "drizzle-orm";
+import { bytes, popBundles } from "./bundle-pop.js";
 import { PrekeyError } from "./errors.js";
 import { bytesEqual, requireSameIdentity } from "./identity-rules.js";
 import { planAppend } from "./queue-rules.js";
@@ -33,8 +34,23 @@ export interface PrekeyDirectory {
   deleteIdentity(address: string, identitySigningKey: Uint8Array): Promise<Identity>;
 }
 
-export function createPrekeyDirectory(db: Database): PrekeyDirectory {
+export interface PrekeyDirectoryOptions {
+  /**
+   * Most bundle statements in flight at once; fetches arriving while all are busy are served
+   * together by the next one (see createBatcher). Keep it below the connection pool size.
+   */
+  fetchConcurrency?: number;
+}
+
+export function createPrekeyDirectory(
+  db: Database,
+  { fetchConcurrency = 2 }: PrekeyDirectoryOptions = {},
+): PrekeyDirectory {
   const statements = prepareStatements(db);
+  const fetchBundle = createBatcher((addresses: string[]) => popBundles(db, addresses), {
+    concurrency: fetchConcurrency,
+    maxBatch: 64,
+  });
 
   return {
     async findIdentity(address) {
@@ -84,15 +100,7 @@ export function createPrekeyDirectory(db: Database): PrekeyDirectory {
       });
     },
 
-    async fetchBundle(address) {
-      const [row] = await statements.fetchBundle.execute({ address });
-      if (!row) return undefined;
-      const bundle: PreKeyBundle = toIdentity(row);
-      if (row.oneTimeKeyId !== null && row.oneTimePublicKey !== null) {
-        bundle.oneTimePreKey = { keyId: row.oneTimeKeyId, publicKey: bytes(row.oneTimePublicKey) };
-      }
-      return bundle;
-    },
+    fetchBundle,
 
     async countPrekeys(address) {
       const [row] = await statements.countPrekeys.execute({ address });
@@ -113,44 +121,14 @@ export function createPrekeyDirectory(db: Database): PrekeyDirectory {
   };
 }
 
-/**
- * The hot path is one statement: pop the oldest unlocked queue entry (a concurrent fetch skips
- * the row another one holds, so no key is handed out twice) and read the identity beside it.
- */
 function prepareStatements(db: Database) {
   const address = sql.placeholder("address");
-  const oldest = db
-    .select({ id: oneTimePrekeys.id })
-    .from(oneTimePrekeys)
-    .where(eq(oneTimePrekeys.address, address))
-    .orderBy(asc(oneTimePrekeys.id))
-    .limit(1)
-    .for("update", { skipLocked: true });
-  const popped = db
-    .$with("popped")
-    .as(
-      db
-        .delete(oneTimePrekeys)
-        .where(eq(oneTimePrekeys.id, oldest))
-        .returning({ keyId: oneTimePrekeys.keyId, publicKey: oneTimePrekeys.publicKey }),
-    );
   return {
     findIdentity: db
       .select()
       .from(identities)
       .where(eq(identities.address, address))
       .prepare("prekeys_find_identity"),
-    fetchBundle: db
-      .with(popped)
-      .select({
-        ...identityRowColumns,
-        oneTimeKeyId: popped.keyId,
-        oneTimePublicKey: popped.publicKey,
-      })
-      .from(identities)
-      .leftJoin(popped, sql`true`)
-      .where(eq(identities.address, address))
-      .prepare("prekeys_fetch_bundle"),
     countPrekeys: db
       .select({ count: count() })
       .from(oneTimePrekeys)
@@ -230,11 +208,6 @@ function toIdentity(row: IdentityRow): Identity {
       signature: bytes(row.signedPreKeySignature),
     },
   };
-}
-
-/** postgres.js hands out Buffers; callers get plain Uint8Arrays from either driver. */
-function bytes(value: Uint8Array): Uint8Array {
-  return value.constructor === Uint8Array ? value : new Uint8Array(value);
 }
 
 function notRegistered(address: string): PrekeyError {

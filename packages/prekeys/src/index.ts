@@ -1,4 +1,8 @@
-export { createPrekeyDirectory, type PrekeyDirectory } from "./directory.js";
+export {
+  createPrekeyDirectory,
+  type PrekeyDirectory,
+  type PrekeyDirectoryOptions,
+} from "./directory.js";
 export { PrekeyError, type PrekeyErrorCode } from "./errors.js";
 export { requireSameIdentity, verifySignedPreKey } from "./identity-rules.js";
 export { MAX_PREKEYS_PER_REQUEST, MAX_QUEUED_PREKEYS, planAppend } from "./queue-rules.js";

@@ -2,8 +2,8 @@ import {
   bigint,
   bigserial,
   customType,
-  index,
   pgTable,
+  primaryKey,
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
@@ -23,11 +23,16 @@ export const identities = pgTable("identities", {
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
 });
 
-/** Queue of one-time prekeys; `id` is the arrival order that bundles consume first. */
+/**
+ * Queue of one-time prekeys; `id` is the arrival order that bundles consume first. The primary key
+ * leads with the address so that the oldest entry of one address is always found by one index
+ * descent: with `id` alone as the key, the planner may walk the id index and filter by address,
+ * stepping over every other address's entries and every popped one not yet vacuumed.
+ */
 export const oneTimePrekeys = pgTable(
   "one_time_prekeys",
   {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
+    id: bigserial("id", { mode: "number" }).notNull(),
     address: text("address")
       .notNull()
       .references(() => identities.address, { onDelete: "cascade" }),
@@ -36,6 +41,6 @@ export const oneTimePrekeys = pgTable(
   },
   (table) => [
     uniqueIndex("one_time_prekeys_address_key_id_idx").on(table.address, table.keyId),
-    index("one_time_prekeys_address_id_idx").on(table.address, table.id),
+    primaryKey({ columns: [table.address, table.id] }),
   ],
 );

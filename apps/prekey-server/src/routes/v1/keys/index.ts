@@ -19,7 +19,10 @@ export function registerKeysRoutes(
 ): void {
   const routes: KeysRoutes = {
     services,
-    directory: createPrekeyDirectory(services.storage.db),
+    directory: createPrekeyDirectory(services.storage.db, {
+      // PGlite runs one statement at a time; a second in flight would only wait.
+      fetchConcurrency: services.storage.kind === "pglite" ? 1 : 2,
+    }),
     hooks,
     limits: createKeysRateLimits(services),
   };

@@ -1,0 +1,92 @@
+import { describe, expect, it } from "vitest";
+import { createBatcher } from "./batcher.js";
+
+/** A `run` whose batches finish only when the test releases them. */
+function controlledRun() {
+  const batches: number[][] = [];
+  const releases: Array<() => void> = [];
+  const run = (inputs: number[]) => {
+    batches.push(inputs);
+    return new Promise<number[]>((resolve) => {
+      releases.push(() => resolve(inputs.map((n) => n * 10)));
+    });
+  };
+  return { run, batches, releases };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe("createBatcher", () => {
+  it("runs a lone call at once, in a batch of its own", async () => {
+    const { run, batches, releases } = controlledRun();
+    const call = createBatcher(run, { concurrency: 2, maxBatch: 8 });
+    const answer = call(1);
+    expect(batches).toEqual([[1]]);
+    releases[0]?.();
+    await expect(answer).resolves.toBe(10);
+  });
+
+  it("groups the calls that wait while every slot is busy, in arrival order", async () => {
+    const { run, batches, releases } = controlledRun();
+    const call = createBatcher(run, { concurrency: 1, maxBatch: 8 });
+    const answers = [1, 2, 3, 4].map(call);
+    expect(batches).toEqual([[1]]);
+    releases[0]?.();
+    await tick();
+    expect(batches).toEqual([[1], [2, 3, 4]]);
+    releases[1]?.();
+    await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30, 40]);
+  });
+
+  it("never runs more batches at once than its concurrency, nor more calls than maxBatch", async () => {
+    const { run, batches, releases } = controlledRun();
+    const call = createBatcher(run, { concurrency: 2, maxBatch: 3 });
+    const answers = Array.from({ length: 9 }, (_, i) => call(i));
+    expect(batches).toEqual([[0], [1]]);
+    releases[0]?.();
+    await tick();
+    expect(batches).toEqual([[0], [1], [2, 3, 4]]);
+    releases[1]?.();
+    await tick();
+    expect(batches.at(-1)).toEqual([5, 6, 7]);
+    releases[2]?.();
+    await tick();
+    expect(batches.at(-1)).toEqual([8]);
+    for (const release of releases.slice(3)) release();
+    await expect(Promise.all(answers)).resolves.toEqual(
+      Array.from({ length: 9 }, (_, i) => i * 10),
+    );
+  });
+
+  it("rejects every call of a failing batch and goes on with the next", async () => {
+    let fail = true;
+    const call = createBatcher(
+      async (inputs: number[]) => {
+        if (fail) {
+          fail = false;
+          throw new Error("statement failed");
+        }
+        return inputs;
+      },
+      { concurrency: 1, maxBatch: 8 },
+    );
+    const first = call(1);
+    const second = call(2);
+    await expect(first).rejects.toThrow("statement failed");
+    await expect(second).resolves.toBe(2);
+  });
+
+  it("rejects a batch that answers the wrong number of results", async () => {
+    const call = createBatcher(async () => [], { concurrency: 1, maxBatch: 8 });
+    await expect(call(1)).rejects.toThrow("0 results for 1 calls");
+  });
+
+  it("refuses nonsensical limits", () => {
+    expect(() => createBatcher(async (x) => x, { concurrency: 0, maxBatch: 1 })).toThrow(
+      RangeError,
+    );
+    expect(() => createBatcher(async (x) => x, { concurrency: 1, maxBatch: 0.5 })).toThrow(
+      RangeError,
+    );
+  });
+});

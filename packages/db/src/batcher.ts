@@ -1,0 +1,64 @@
+export interface BatcherOptions {
+  /** Most batches running at once (each holds one pooled connection while it runs). */
+  concurrency: number;
+  /** Most calls in one batch. */
+  maxBatch: number;
+}
+
+/**
+ * Coalesces concurrent calls of `run` into batches, like a database's group commit: at most
+ * `concurrency` batches run at once, and calls arriving while all of them are busy wait and leave
+ * together (up to `maxBatch`) as soon as one finishes. A call under light load runs alone and at
+ * once, so batching adds no latency; under heavy load one statement serves many calls.
+ *
+ * `run` answers one output per input, in input order. When it throws, every call of that batch
+ * rejects with the same error.
+ */
+export function createBatcher<In, Out>(
+  run: (inputs: In[]) => Promise<Out[]>,
+  { concurrency, maxBatch }: BatcherOptions,
+): (input: In) => Promise<Out> {
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new RangeError("concurrency must be a positive integer");
+  }
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1) {
+    throw new RangeError("maxBatch must be a positive integer");
+  }
+  interface Waiting {
+    input: In;
+    resolve(output: Out): void;
+    reject(error: unknown): void;
+  }
+  let waiting: Waiting[] = [];
+  let running = 0;
+
+  const start = () => {
+    while (running < concurrency && waiting.length > 0) {
+      const batch = waiting.length <= maxBatch ? waiting : waiting.slice(0, maxBatch);
+      waiting = batch === waiting ? [] : waiting.slice(maxBatch);
+      running++;
+      void settle(batch).finally(() => {
+        running--;
+        start();
+      });
+    }
+  };
+
+  const settle = async (batch: Waiting[]) => {
+    try {
+      const outputs = await run(batch.map((call) => call.input));
+      if (outputs.length !== batch.length) {
+        throw new Error(`batch answered ${outputs.length} results for ${batch.length} calls`);
+      }
+      batch.forEach((call, i) => call.resolve(outputs[i] as Out));
+    } catch (error) {
+      for (const call of batch) call.reject(error);
+    }
+  };
+
+  return (input) =>
+    new Promise<Out>((resolve, reject) => {
+      waiting.push({ input, resolve, reject });
+      start();
+    });
+}
