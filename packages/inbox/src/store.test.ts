@@ -137,6 +137,56 @@ describe("InboxStore deposits", () => {
   });
 });
 
+describe("InboxStore deposits served as one batch", () => {
+  it("answers each deposit of a batch as if it had come alone, in arrival order", async () => {
+    const { storage, store } = await setup({ quota: 3 });
+    const batched = new InboxStore({
+      db: storage.db,
+      now: () => T0,
+      quota: 3,
+      minTtlMs: 60_000,
+      maxTtlMs: 30 * 86_400_000,
+      depositConcurrency: 1,
+    });
+    const other = new Uint8Array(32).fill(9);
+    // The first deposit runs alone; the other seven wait for it and share one transaction.
+    const outcomes = await Promise.all(
+      [
+        blob(1),
+        blob(2),
+        blob(2),
+        blob(3, { senderPublicKey: other }),
+        blob(3),
+        blob(4, { address: "nobody@example.com:1" }),
+        blob(5),
+        blob(2, { senderPublicKey: other }),
+      ].map((input) =>
+        batched.deposit(input).then(
+          (result) => (result.idempotent ? "idempotent" : "stored"),
+          (error: InboxError) => error.code,
+        ),
+      ),
+    );
+    expect(outcomes).toEqual([
+      "stored",
+      "stored",
+      "idempotent",
+      "stored",
+      "SVC_WRONG_KEY",
+      "SVC_NOT_REGISTERED",
+      "SVC_QUOTA_EXCEEDED",
+      "SVC_WRONG_KEY",
+    ]);
+    const page = await store.fetch(ALICE, null, 10);
+    expect(page.items.map((item) => item.msgId)).toEqual(
+      [blob(1), blob(2), blob(3)].map((b) => b.msgId),
+    );
+    const receivedAt = page.items.map((item) => item.receivedAt);
+    expect(receivedAt).toEqual([...receivedAt].sort((a, b) => a - b));
+    expect(new Set(receivedAt).size).toBe(3);
+  });
+});
+
 describe("InboxStore reads", () => {
   it("serves backlog envelopes oldest first with the D6 sender name", async () => {
     const { store } = await setup();

@@ -1,8 +1,14 @@
-import { type Database, inboxBlobs, inboxRegistrations, serverSecrets } from "@svc/db";
+import {
+  createBatcher,
+  type Database,
+  inboxBlobs,
+  inboxRegistrations,
+  serverSecrets,
+} from "@svc/db";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { equalBytes, toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
-import { type DepositInput, type DepositResult, depositBlob } from "./deposit.js";
+import { type DepositInput, type DepositResult, depositBlobs } from "./deposit.js";
 import { InboxError } from "./errors.js";
 import { sharedSecret } from "./server-secret.js";
 
@@ -13,6 +19,11 @@ export interface InboxStoreOptions {
   quota: number;
   minTtlMs: number;
   maxTtlMs: number;
+  /**
+   * Most deposit transactions in flight at once (default 2); deposits arriving while all are
+   * busy share the next one (see createBatcher). Keep it below the connection pool size.
+   */
+  depositConcurrency?: number;
   /** Told when a deposit listener throws (the deposit itself has committed). */
   onListenerError?: (error: unknown) => void;
 }
@@ -50,6 +61,7 @@ export class InboxStore {
   readonly #options: InboxStoreOptions;
   readonly #db: Database;
   readonly #listeners = new Set<DepositListener>();
+  readonly #deposit: (input: DepositInput) => Promise<DepositResult | InboxError>;
   #cursors: Promise<CursorCodec> | undefined;
 
   constructor(options: InboxStoreOptions) {
@@ -61,6 +73,12 @@ export class InboxStore {
     if (options.minTtlMs > options.maxTtlMs) throw new RangeError("minTtlMs exceeds maxTtlMs");
     this.#options = options;
     this.#db = options.db;
+    const { quota, minTtlMs, maxTtlMs } = options;
+    this.#deposit = createBatcher(
+      (inputs: DepositInput[]) =>
+        depositBlobs(this.#db, inputs, options.now(), { quota, minTtlMs, maxTtlMs }),
+      { concurrency: options.depositConcurrency ?? 2, maxBatch: 32 },
+    );
   }
 
   /** Binds `address` to `signingKey` on first use; the same key again is fine, another is not. */
@@ -98,14 +116,10 @@ export class InboxStore {
     return row ? new Uint8Array(row.signingKey) : undefined;
   }
 
-  /** Queues a blob (see depositBlob); deposit listeners hear of it after the commit. */
+  /** Queues a blob (see depositBlobs); deposit listeners hear of it after the commit. */
   async deposit(input: DepositInput): Promise<DepositResult> {
-    const { quota, minTtlMs, maxTtlMs } = this.#options;
-    const result = await depositBlob(this.#db, input, this.#options.now(), {
-      quota,
-      minTtlMs,
-      maxTtlMs,
-    });
+    const result = await this.#deposit(input);
+    if (result instanceof InboxError) throw result;
     if (!result.idempotent) this.#announce(input.address, result.receivedAt);
     return result;
   }
