@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { ktLeaves, openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
@@ -19,9 +22,12 @@ import {
   proofPlanNodes,
   subtreeKey,
 } from "@svc/merkle";
+import { loadConfig, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
+import { createHttpClient } from "./http-client.js";
+import { KeysClient } from "./keys-client.js";
 import { chromiumVerificationsPerSecond } from "./kt-browser.js";
-import { runLoad } from "./measure.js";
+import { type LoadResult, runLoad } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
 import { type BenchRow, printTable } from "./table.js";
 
@@ -36,17 +42,24 @@ const MILLION = 1_000_000;
  */
 export async function ktSuite(): Promise<void> {
   await appendAndProofs("PGlite (in memory)", await openStorage({}));
+  await bundleProofLatency("PGlite (in memory)", await openStorage({}));
   const url = benchDatabaseUrl();
   if (url === undefined) {
     console.log("\n(kt on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
   } else {
     const scratch = await createTestDatabase(url);
+    const served = await createTestDatabase(url);
     try {
       const storage = await openStorage({ databaseUrl: scratch.url, poolSize: 10 });
       await appendAndProofs("PostgreSQL", storage);
       await millionLeafConsistency(scratch.url);
+      await bundleProofLatency(
+        "PostgreSQL",
+        await openStorage({ databaseUrl: served.url, poolSize: 10 }),
+      );
     } finally {
       await scratch.drop();
+      await served.drop();
     }
   }
   millionLeafInclusionInMemory();
@@ -101,6 +114,68 @@ async function appendAndProofs(backend: string, storage: Storage): Promise<void>
     await storage.close();
   }
   printTable(`Key transparency on ${backend}`, rows);
+}
+
+/**
+ * Bundle fetches over HTTP from a server with key transparency on (each bundle carries its
+ * inclusion proof) beside the same fetches from a server with it off, on one storage: latency at
+ * one client and at 16 concurrent ones.
+ */
+async function bundleProofLatency(backend: string, storage: Storage): Promise<void> {
+  const rows: BenchRow[] = [];
+  const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-kt-"));
+  try {
+    const measured = new Map<string, LoadResult>();
+    for (const kt of ["off", "on"] as const) {
+      const config = loadConfig({
+        SVC_PORT: "0",
+        SVC_DATA_DIR: dataDir,
+        SVC_LOG_LEVEL: "silent",
+        SVC_RATE_LIMIT: "off",
+        SVC_INBOX: "off",
+        SVC_KT: kt,
+      });
+      const server = await startServer(config, { storage });
+      try {
+        const addresses = await new KeysClient(server.url).fillQueues(`kt-${kt}`, 40, 300);
+        const http = createHttpClient(server.url, 16);
+        let fetched = 0;
+        for (const concurrency of [1, 16]) {
+          const result = await runLoad(
+            async () => {
+              const address = addresses[fetched++ % addresses.length];
+              const res = await http.get(`/v1/keys/bundle/${address}`);
+              const carriesProof = res.body.includes('"ktProof"');
+              if (res.status !== 200 || carriesProof !== (kt === "on")) {
+                throw new Error(`bundle fetch answered ${res.status} (ktProof: ${carriesProof})`);
+              }
+            },
+            { concurrency, durationMs: 2000 },
+          );
+          measured.set(`${kt}:${concurrency}`, result);
+        }
+        http.close();
+      } finally {
+        await server.stop();
+      }
+    }
+    for (const concurrency of [1, 16]) {
+      const without = measured.get(`off:${concurrency}`) as LoadResult;
+      const withProof = measured.get(`on:${concurrency}`) as LoadResult;
+      const baseline = `bundle without proof (HTTP, c=${concurrency})`;
+      rows.push({ name: baseline, ...without, note: "SVC_KT=off" });
+      rows.push({
+        name: `bundle with ktProof (HTTP, c=${concurrency})`,
+        ...withProof,
+        baseline,
+        note: `p99 ${(withProof.p99Ms / without.p99Ms).toFixed(2)}x of without`,
+      });
+    }
+  } finally {
+    await storage.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  printTable(`Bundle fetch with and without key transparency on ${backend}`, rows);
 }
 
 /**

@@ -8,6 +8,7 @@ import { loadConfig, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
 import nacl from "tweetnacl";
 import { createHttpClient } from "./http-client.js";
+import { KeysClient, prekeys } from "./keys-client.js";
 import { rate, runLoad } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
 import { type BenchRow, printTable } from "./table.js";
@@ -53,9 +54,9 @@ async function storageRows(storage: Storage): Promise<BenchRow[]> {
   });
   const server = await startServer(config, { storage });
   try {
-    const client = new Client(server.url);
-    const fetchAddresses = await client.fillQueues("fetch");
-    const popAddresses = await client.fillQueues("pop");
+    const client = new KeysClient(server.url);
+    const fetchAddresses = await client.fillQueues("fetch", ADDRESSES, KEYS_PER_ADDRESS);
+    const popAddresses = await client.fillQueues("pop", ADDRESSES, KEYS_PER_ADDRESS);
 
     let fetched = 0;
     let withPrekey = 0;
@@ -155,69 +156,6 @@ function rawPop(storage: Storage): (address: string) => Promise<unknown> {
         returning key_id, public_key`,
       [address],
     );
-}
-
-/** Signs keys requests with one identity key (node:crypto, so the client costs little). */
-class Client {
-  readonly #privateKey;
-  readonly #identitySigningKey: string;
-  readonly #signedPreKey: { keyId: number; publicKey: string; signature: string };
-
-  constructor(readonly url: string) {
-    const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-    this.#privateKey = privateKey;
-    this.#identitySigningKey = encodeBase64(
-      decodeBase64Url(String(publicKey.export({ format: "jwk" }).x)),
-    );
-    const spk = randomBytes(32);
-    this.#signedPreKey = {
-      keyId: 1,
-      publicKey: encodeBase64(spk),
-      signature: encodeBase64(nodeSign(null, spk, privateKey)),
-    };
-  }
-
-  async fillQueues(prefix: string): Promise<string[]> {
-    const addresses = Array.from({ length: ADDRESSES }, (_, i) => `${prefix}-${i}`);
-    await Promise.all(
-      addresses.map(async (address) => {
-        await this.register(address, 100);
-        for (let from = 100; from < KEYS_PER_ADDRESS; from += 100) {
-          await this.send("/v1/keys/replenish", { address, oneTimePreKeys: prekeys(from, 100) });
-        }
-      }),
-    );
-    return addresses;
-  }
-
-  register(address: string, count: number): Promise<void> {
-    return this.send("/v1/keys/register", {
-      address,
-      identitySigningKey: this.#identitySigningKey,
-      identityDHKey: encodeBase64(randomBytes(32)),
-      signedPreKey: this.#signedPreKey,
-      oneTimePreKeys: prekeys(0, count),
-    });
-  }
-
-  async send(path: string, fields: Record<string, unknown>): Promise<void> {
-    const body = { ...fields, signedAt: Date.now() };
-    const message = signedBodyMessage("POST", path, body);
-    const signature = encodeBase64(nodeSign(null, message, this.#privateKey));
-    const res = await fetch(`${this.url}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ ...body, signature }),
-    });
-    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
-  }
-}
-
-function prekeys(from: number, count: number) {
-  return Array.from({ length: count }, (_, i) => ({
-    keyId: from + i,
-    publicKey: encodeBase64(randomBytes(32)),
-  }));
 }
 
 function verificationRows(): BenchRow[] {

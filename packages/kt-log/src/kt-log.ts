@@ -8,19 +8,24 @@ import {
   equalBytes,
   inclusionProofPlan,
   mapKey,
+  mapNodeKey,
+  mapNodePrefix,
   proofPlanNodes,
+  type SubtreeCoord,
 } from "@svc/merkle";
 import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
 import { KtLogError } from "./errors.js";
-import { mapProofFromRows, readRowsFor } from "./index-map-rows.js";
+import { mapProofFromRows, mapRowCoords, readRowsFor, SHALLOW_DEPTH } from "./index-map-rows.js";
 import {
   insertLogIdentity,
   insertSth,
   lockSequencer,
+  type ProofState,
   readLatestLeaf,
   readLeaves,
   readLogIdentity,
   readMapRows,
+  readProofState,
   readSth,
   readSubtrees,
   updateSth,
@@ -190,32 +195,61 @@ export class KtLog {
    * The proof for `address` under the latest STH, read from one snapshot: inclusion of its
    * latest leaf (an identity or a tombstone), or absence from the index.
    */
-  proofFor(address: string): Promise<KtProof> {
+  async proofFor(address: string): Promise<KtProof> {
+    const key = mapKey(address);
+    const state = await readProofState(
+      this.#storage.db,
+      this.#signer.logId,
+      address,
+      mapRowCoords(key, 0, SHALLOW_DEPTH),
+    );
+    // Paths deeper than SHALLOW_DEPTH (two keys sharing 64 leading bits) need a second map read
+    // from the same snapshot.
+    const deep = state.mapRows.has(mapNodeKey(SHALLOW_DEPTH, mapNodePrefix(key, SHALLOW_DEPTH)));
+    if (deep) return this.#proofInOneSnapshot(address);
+    return this.#assembleProof(key, state, (coords) => readSubtrees(this.#storage.db, coords));
+  }
+
+  #proofInOneSnapshot(address: string): Promise<KtProof> {
     return this.#storage.db.transaction(
       async (tx) => {
-        const sth = await readSth(tx, this.#signer.logId);
-        if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
         const key = mapKey(address);
-        const stored = await readLatestLeaf(tx, address, sth.treeSize);
-        const rows = await readRowsFor([key], (coords) => readMapRows(tx, coords));
-        const indexProof = mapProofFromRows(key, rows);
-        if (stored === undefined) return { sth, body: { type: "absence" as const, indexProof } };
-        const plan = inclusionProofPlan(stored.leafIndex, sth.treeSize);
-        const auditPath = assembleProof(plan, await readSubtrees(tx, proofPlanNodes(plan)));
-        const tombstone = stored.leaf[LEAF_KIND_OFFSET] === TOMBSTONE;
-        return {
-          sth,
-          body: {
-            type: tombstone ? ("tombstone" as const) : ("inclusion" as const),
-            leaf: stored.leaf,
-            leafIndex: stored.leafIndex,
-            auditPath,
-            indexProof,
-          },
-        };
+        const sth = await readSth(tx, this.#signer.logId);
+        const leaf = sth && (await readLatestLeaf(tx, address, sth.treeSize));
+        const mapRows = await readRowsFor([key], (coords) => readMapRows(tx, coords));
+        return this.#assembleProof(key, { sth, leaf, mapRows }, (coords) =>
+          readSubtrees(tx, coords),
+        );
       },
       { isolationLevel: "repeatable read", accessMode: "read only" },
     );
+  }
+
+  /**
+   * The proof from what was read. Subtree hashes may be read afterwards and outside the snapshot:
+   * the nodes a proof at the STH's size needs are complete subtrees, never rewritten.
+   */
+  async #assembleProof(
+    key: Uint8Array,
+    { sth, leaf, mapRows }: ProofState,
+    readNodes: (coords: SubtreeCoord[]) => Promise<Map<string, Uint8Array>>,
+  ): Promise<KtProof> {
+    if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+    const indexProof = mapProofFromRows(key, mapRows);
+    if (leaf === undefined) return { sth, body: { type: "absence", indexProof } };
+    const plan = inclusionProofPlan(leaf.leafIndex, sth.treeSize);
+    const auditPath = assembleProof(plan, await readNodes(proofPlanNodes(plan)));
+    const tombstone = leaf.leaf[LEAF_KIND_OFFSET] === TOMBSTONE;
+    return {
+      sth,
+      body: {
+        type: tombstone ? "tombstone" : "inclusion",
+        leaf: leaf.leaf,
+        leafIndex: leaf.leafIndex,
+        auditPath,
+        indexProof,
+      },
+    };
   }
 
   /**

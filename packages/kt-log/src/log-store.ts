@@ -1,5 +1,13 @@
 import { bytesToHex } from "@svc/canonical";
-import { type Database, ktLeaves, ktLog, ktMapNodes, ktSths, ktSubtrees } from "@svc/db";
+import {
+  type Database,
+  ktLeaves,
+  ktLog,
+  ktMapNodes,
+  ktSths,
+  ktSubtrees,
+  preparedRows,
+} from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
@@ -218,4 +226,87 @@ function bytes(value: Uint8Array): Uint8Array {
   return value.constructor === Uint8Array
     ? value
     : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/** What a proof reads besides the (immutable) subtree hashes, as of one snapshot. */
+export interface ProofState {
+  sth: SignedTreeHead | undefined;
+  /** The address's latest leaf under `sth`. */
+  leaf: StoredLeaf | undefined;
+  mapRows: Map<string, MapRow>;
+}
+
+const PROOF_STATE = `
+  with sth as (
+    select tree_size, timestamp_ms, root_hash, index_root, signature
+    from kt_sths order by tree_size desc limit 1
+  )
+  select 'sth' as kind, tree_size as n, timestamp_ms as m, root_hash as a, index_root as b,
+    signature as c, null::bytea as d
+  from sth
+  union all
+  select 'leaf', leaf_index, null, leaf, null, null, null
+  from (
+    select leaf_index, leaf from kt_leaves
+    where address = $1 and leaf_index < (select tree_size from sth)
+    order by leaf_index desc limit 1
+  ) latest
+  union all
+  select 'map', depth, null, prefix, hash, leaf_key, leaf_value
+  from kt_map_nodes
+  where (depth, prefix) in (
+    select d, decode(p, 'hex') from unnest($2::smallint[], $3::text[]) as q(d, p))`;
+
+interface ProofStateRow {
+  kind: "sth" | "leaf" | "map";
+  n: number | string;
+  m: number | string | null;
+  a: Uint8Array;
+  b: Uint8Array | null;
+  c: Uint8Array | null;
+  d: Uint8Array | null;
+}
+
+/**
+ * The latest STH, the address's latest leaf under it and the index-map rows at `coords`, in one
+ * statement: one round trip, and a single snapshot in which the map rows are those the STH's
+ * indexRoot commits to (an append writes both in one transaction).
+ */
+export async function readProofState(
+  db: Database,
+  logId: Uint8Array,
+  address: string,
+  coords: readonly MapNodeCoord[],
+): Promise<ProofState> {
+  const rows = await preparedRows<ProofStateRow>(db, PROOF_STATE, [
+    address,
+    coords.map((c) => c.depth),
+    coords.map((c) => bytesToHex(c.prefix)),
+  ]);
+  const state: ProofState = { sth: undefined, leaf: undefined, mapRows: new Map() };
+  for (const row of rows) {
+    if (row.kind === "sth") {
+      state.sth = {
+        treeSize: Number(row.n),
+        timestampMs: Number(row.m),
+        rootHash: bytes(row.a),
+        indexRoot: bytes(row.b as Uint8Array),
+        logId,
+        signature: bytes(row.c as Uint8Array),
+      };
+    } else if (row.kind === "leaf") {
+      state.leaf = { leafIndex: Number(row.n), leaf: bytes(row.a) };
+    } else {
+      const prefix = bytes(row.a);
+      const depth = Number(row.n);
+      state.mapRows.set(mapNodeKey(depth, prefix), {
+        depth,
+        prefix,
+        hash: bytes(row.b as Uint8Array),
+        leafKey: row.c && bytes(row.c),
+        leafValue: row.d && bytes(row.d),
+      });
+    }
+  }
+  return state;
 }

@@ -161,9 +161,10 @@ describe("key transparency hooks", () => {
   it("attaches the proof as ktProof to the bundle and to its 404", async () => {
     const asked: unknown[] = [];
     const app = await withHooks({
-      async bundleProof(address, found) {
-        asked.push([address, found]);
-        return proof(found ? "inclusion" : "absence");
+      async bundleProof(address) {
+        asked.push(address);
+        const registered = address === alice.address;
+        return { provesRegistered: registered, json: proof(registered ? "inclusion" : "absence") };
       },
     });
     await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1])));
@@ -177,9 +178,24 @@ describe("key transparency hooks", () => {
       code: "SVC_NOT_REGISTERED",
       ktProof: proof("absence"),
     });
-    expect(asked).toEqual([
-      [alice.address, true],
-      ["nobody", false],
-    ]);
+    expect(asked).toEqual([alice.address, "nobody"]);
+  });
+
+  it("leaves out a proof that contradicts the bundle answer", async () => {
+    const app = await withHooks({
+      async bundleProof(address) {
+        const registered = address !== alice.address;
+        return { provesRegistered: registered, json: proof(registered ? "inclusion" : "absence") };
+      },
+    });
+    await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1])));
+    const path = `/v1/keys/bundle/${alice.address}`;
+    const found = (await expectContract(await app.request(path), "GET", path)) as Json;
+    expect(found.identitySigningKey).toBeDefined();
+    expect(found).not.toHaveProperty("ktProof");
+    const missing = await app.request("/v1/keys/bundle/nobody");
+    expect(await expectContract(missing, "GET", "/v1/keys/bundle/nobody")).not.toHaveProperty(
+      "ktProof",
+    );
   });
 });

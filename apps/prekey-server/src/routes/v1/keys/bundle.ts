@@ -15,9 +15,14 @@ export function registerBundleRoute(app: Hono<AppEnv>, routes: KeysRoutes): void
     const address = normalizeAddress(c.req.param("address"));
     limits.bundlePerAddress.consume(address);
 
-    const bundle = await directory.fetchBundle(address);
-    const ktProof = await hooks.bundleProof?.(address, bundle !== undefined);
-    const proof = ktProof ? { ktProof } : {};
+    const [bundle, ktProof] = await Promise.all([
+      directory.fetchBundle(address),
+      hooks.bundleProof?.(address),
+    ]);
+    // A proof contradicting the answer (an identity registered or deleted while key transparency
+    // was off, or changed between the two reads) is left out rather than sent.
+    const consistent = ktProof?.provesRegistered === (bundle !== undefined);
+    const proof = ktProof && consistent ? { ktProof: ktProof.json } : {};
     if (!bundle) throw notRegistered(address, proof);
     return c.json({ ...bundleJson(bundle), ...proof });
   });

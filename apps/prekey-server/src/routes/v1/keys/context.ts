@@ -21,8 +21,14 @@ export interface IdentityChange {
 export interface KeysHooks {
   /** Awaited after the change is committed and before the response is sent. */
   identityChanged?(change: IdentityChange): Promise<void>;
-  /** A proof to attach as `ktProof` to the bundle 200 (`found`) or 404 body. */
-  bundleProof?(address: string, found: boolean): Promise<Record<string, unknown> | undefined>;
+  /** The proof to attach as `ktProof` to the bundle 200 or 404 body; read beside the bundle. */
+  bundleProof?(address: string): Promise<BundleProof>;
+}
+
+export interface BundleProof {
+  /** True when the proof shows the address registered (inclusion, not tombstone or absence). */
+  provesRegistered: boolean;
+  json: Record<string, unknown>;
 }
 
 export interface KeysRoutes {

@@ -109,31 +109,34 @@ describe("createKtHooks", () => {
       identityDHKey: alice.identityDHKey,
     });
     expect((await log.latestSth()).treeSize).toBe(1);
-    expect(await hooks.bundleProof("alice", true)).toMatchObject({
-      sth: { treeSize: 1 },
-      body: { type: "inclusion", leafIndex: 0 },
+    expect(await hooks.bundleProof("alice")).toMatchObject({
+      provesRegistered: true,
+      json: { sth: { treeSize: 1 }, body: { type: "inclusion", leafIndex: 0 } },
     });
-    expect(await hooks.bundleProof("nobody", false)).toMatchObject({ body: { type: "absence" } });
+    expect(await hooks.bundleProof("nobody")).toMatchObject({
+      provesRegistered: false,
+      json: { body: { type: "absence" } },
+    });
     await hooks.identityChanged({
       address: "alice",
       kind: "deleted",
       identitySigningKey: alice.identitySigningKey,
       identityDHKey: alice.identityDHKey,
     });
-    expect(await hooks.bundleProof("alice", false)).toMatchObject({
-      sth: { treeSize: 2 },
-      body: { type: "tombstone", leafIndex: 1 },
+    expect(await hooks.bundleProof("alice")).toMatchObject({
+      provesRegistered: false,
+      json: { sth: { treeSize: 2 }, body: { type: "tombstone", leafIndex: 1 } },
     });
   });
 
-  it("leaves out a proof that contradicts the bundle answer", async () => {
+  it("says whether each proof shows the address registered", async () => {
     const { hooks } = await setup();
-    expect(await hooks.bundleProof("ghost", true)).toBeUndefined();
+    expect((await hooks.bundleProof("ghost")).provesRegistered).toBe(false);
     const bob = identity("bob");
     await hooks.identityChanged({ address: "bob", kind: "created", ...keysOf(bob) });
-    expect(await hooks.bundleProof("bob", false)).toBeUndefined();
+    expect((await hooks.bundleProof("bob")).provesRegistered).toBe(true);
     await hooks.identityChanged({ address: "bob", kind: "deleted", ...keysOf(bob) });
-    expect(await hooks.bundleProof("bob", true)).toBeUndefined();
+    expect((await hooks.bundleProof("bob")).provesRegistered).toBe(false);
   });
 });
 

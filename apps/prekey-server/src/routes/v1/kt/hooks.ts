@@ -24,14 +24,9 @@ export function createKtHooks(
       );
     },
 
-    /**
-     * `found`: the bundle answer is a 200. A proof that contradicts it (an identity registered
-     * or deleted while key transparency was off) is left out rather than sent.
-     */
-    async bundleProof(address: string, found: boolean) {
+    async bundleProof(address: string) {
       const proof = await log.proofFor(address);
-      if ((proof.body.type === "inclusion") !== found) return undefined;
-      return ktProofToJson(proof);
+      return { provesRegistered: proof.body.type === "inclusion", json: ktProofToJson(proof) };
     },
   };
 }
