@@ -187,6 +187,25 @@ describe("KtLog", () => {
     );
   });
 
+  it("proves under the latest STH whether or not the proof was made before", async () => {
+    let clock = 10_000;
+    const log = await KtLog.open({ storage: await storage(), signer, now: () => clock });
+    await log.append(identityChange("alice", 1));
+    const first = await log.proofFor("alice");
+    clock += 5_000;
+    const refreshed = await log.refresh(1000);
+    const again = await log.proofFor("alice");
+    expect(again.sth).toEqual(refreshed);
+    expect(again.body).toEqual(first.body);
+    expect(verifyKtProofBody("alice", again, live(1))).toMatchObject({ leafIndex: 0 });
+    await log.append(identityChange("bob", 3));
+    const grown = await log.proofFor("alice");
+    expect(grown.sth.treeSize).toBe(2);
+    expect(verifyKtProofBody("alice", grown, live(1))).toMatchObject({ leafIndex: 0 });
+    await log.append({ kind: "tombstone", address: "alice" });
+    expect((await log.proofFor("alice")).body.type).toBe("tombstone");
+  });
+
   it("re-signs an idle latest STH once it is old enough", async () => {
     let clock = 10_000;
     const published: number[] = [];

@@ -30,6 +30,7 @@ import {
   readSubtrees,
   updateSth,
 } from "./log-store.js";
+import { ProofCache } from "./proof-cache.js";
 import type { SthSigner } from "./signer.js";
 
 export interface KtLogOptions {
@@ -40,6 +41,8 @@ export interface KtLogOptions {
   onPublish?: (sth: SignedTreeHead) => void;
   /** Most changes appended in one transaction; default 256. */
   maxBatch?: number;
+  /** Addresses whose latest proof body is kept for reuse under the same tree size; 10,000. */
+  cachedProofs?: number;
   /** Most leaves one {@link KtLog.leaves} call returns; default {@link MAX_LEAVES_PER_READ}. */
   leavesPerRead?: number;
 }
@@ -69,6 +72,7 @@ export class KtLog {
   readonly #maxBatch: number;
   readonly #leavesPerRead: number;
   readonly #pending: Pending[] = [];
+  readonly #proofs: ProofCache;
   #draining = false;
   #edge: RightEdge | undefined;
 
@@ -79,6 +83,7 @@ export class KtLog {
     this.#onPublish = options.onPublish ?? (() => {});
     this.#maxBatch = options.maxBatch ?? 256;
     this.#leavesPerRead = options.leavesPerRead ?? MAX_LEAVES_PER_READ;
+    this.#proofs = new ProofCache(options.cachedProofs ?? 10_000);
     for (const [name, value] of [
       ["maxBatch", this.#maxBatch],
       ["leavesPerRead", this.#leavesPerRead],
@@ -196,6 +201,11 @@ export class KtLog {
    * latest leaf (an identity or a tombstone), or absence from the index.
    */
   async proofFor(address: string): Promise<KtProof> {
+    // The cheap read first: while no change has grown the log, the body made earlier still holds.
+    const latest = await readSth(this.#storage.db, this.#signer.logId);
+    const cached = latest && this.#proofs.get(address, latest.treeSize);
+    if (latest && cached) return { sth: latest, body: cached };
+
     const key = mapKey(address);
     const state = await readProofState(
       this.#storage.db,
@@ -206,8 +216,11 @@ export class KtLog {
     // Paths deeper than SHALLOW_DEPTH (two keys sharing 64 leading bits) need a second map read
     // from the same snapshot.
     const deep = state.mapRows.has(mapNodeKey(SHALLOW_DEPTH, mapNodePrefix(key, SHALLOW_DEPTH)));
-    if (deep) return this.#proofInOneSnapshot(address);
-    return this.#assembleProof(key, state, (coords) => readSubtrees(this.#storage.db, coords));
+    const proof = deep
+      ? await this.#proofInOneSnapshot(address)
+      : await this.#assembleProof(key, state, (coords) => readSubtrees(this.#storage.db, coords));
+    this.#proofs.set(address, proof.sth.treeSize, proof.body);
+    return proof;
   }
 
   #proofInOneSnapshot(address: string): Promise<KtProof> {
