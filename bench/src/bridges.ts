@@ -14,6 +14,7 @@ import {
 } from "@svc/canonical";
 import { loadConfig, type RunningServer, startServer } from "@svc/prekey-server";
 import WebSocket from "ws";
+import { createHttpClient, type HttpClient } from "./http-client.js";
 import { percentile } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
 import { ed25519PrivateKey, signBodyWith } from "./signer.js";
@@ -27,7 +28,8 @@ const IDLE_BRIDGES = Number(process.env.BENCH_IDLE_BRIDGES ?? 5000);
 
 /**
  * Bridges: deposit-to-delivery latency over SSE and WebSocket at a fixed deposit rate (one
- * instance on the embedded database; two instances on PostgreSQL when one is configured), and the
+ * instance on the embedded database; one and two instances on PostgreSQL when one is
+ * configured), and the
  * resident memory per idle bridge, measured in a server process of its own beside a bare
  * node:http event-stream server holding as many connections.
  */
@@ -36,7 +38,9 @@ export async function bridgesSuite(): Promise<void> {
   const local = await startInstance();
   try {
     for (const transport of ["sse", "ws"] as const) {
-      latency.push(await deliveryLatency(`${transport}, one instance`, local, local, transport));
+      latency.push(
+        await deliveryLatency(`${transport}, one instance (PGlite)`, local, local, transport),
+      );
     }
   } finally {
     await local.stop();
@@ -46,6 +50,11 @@ export async function bridgesSuite(): Promise<void> {
     const a = await startInstance(databaseUrl);
     const b = await startInstance(databaseUrl);
     try {
+      for (const transport of ["sse", "ws"] as const) {
+        latency.push(
+          await deliveryLatency(`${transport}, one instance (PostgreSQL)`, a, a, transport),
+        );
+      }
       for (const transport of ["sse", "ws"] as const) {
         latency.push(await deliveryLatency(`${transport}, A -> B via PostgreSQL`, a, b, transport));
       }
@@ -155,6 +164,7 @@ async function deliveryLatency(
   );
   await new Promise((resolve) => setTimeout(resolve, 300));
 
+  const http = createHttpClient(depositTo.url, MAX_IN_FLIGHT);
   const total = DEPOSITS_PER_SECOND * LOAD_SECONDS;
   let inFlight = 0;
   let failed = 0;
@@ -169,7 +179,7 @@ async function deliveryLatency(
     inFlight++;
     const recipient = recipients[n % RECIPIENTS] ?? "";
     pending.push(
-      deposit(depositTo.url, recipient, sender, n, sentAt)
+      deposit(http, recipient, sender, n, sentAt)
         .catch(() => {
           failed++;
         })
@@ -179,6 +189,7 @@ async function deliveryLatency(
     );
   }
   await Promise.all(pending);
+  http.close();
   const depositRate = total / ((performance.now() - started) / 1000);
   const deadline = performance.now() + 10_000;
   while (latencies.length < total - failed && performance.now() < deadline) {
@@ -197,7 +208,7 @@ async function deliveryLatency(
 }
 
 async function deposit(
-  base: string,
+  http: HttpClient,
   address: string,
   sender: Party,
   n: number,
@@ -218,7 +229,8 @@ async function deposit(
   };
   const body = signBodyWith(sender.key, "POST", path, fields);
   sentAt.set(msgId, performance.now());
-  await post(base, path, body);
+  const res = await http.post(path, JSON.stringify(body));
+  if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
 }
 
 async function openSse(url: string, onData: (json: string) => void): Promise<() => void> {

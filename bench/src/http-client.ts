@@ -33,3 +33,5 @@ export function createHttpClient(baseUrl: string, maxSockets: number) {
     close: () => agent.destroy(),
   };
 }
+
+export type HttpClient = ReturnType<typeof createHttpClient>;
