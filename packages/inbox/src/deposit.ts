@@ -54,14 +54,15 @@ export async function depositBlobs(
 ): Promise<Array<DepositResult | InboxError>> {
   const addresses = [...new Set(inputs.map((input) => input.address))].sort();
   return db.transaction(async (tx) => {
-    const locked = await tx
-      .select({ address: inboxRegistrations.address, last: inboxRegistrations.lastReceivedAt })
-      .from(inboxRegistrations)
-      .where(inArray(inboxRegistrations.address, addresses))
-      .orderBy(asc(inboxRegistrations.address))
-      .for("update");
-    // Read after the locks are held, so these see every deposit committed before them.
-    const [queues, queued] = await Promise.all([
+    // Sent together, run in order: the database starts each read (and takes its snapshot) only
+    // after the locks are held, so the reads see every deposit committed before them.
+    const [locked, queues, queued] = await Promise.all([
+      tx
+        .select({ address: inboxRegistrations.address, last: inboxRegistrations.lastReceivedAt })
+        .from(inboxRegistrations)
+        .where(inArray(inboxRegistrations.address, addresses))
+        .orderBy(asc(inboxRegistrations.address))
+        .for("update"),
       tx
         .select({
           address: inboxBlobs.address,
