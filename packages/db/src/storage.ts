@@ -18,6 +18,11 @@ export type StorageKind = "pglite" | "postgres";
 export interface Storage {
   readonly kind: StorageKind;
   readonly db: Database;
+  /**
+   * How many statements of one batcher (createBatcher) are worth running at once: 1 on PGlite,
+   * which runs one statement at a time, 2 on PostgreSQL, leaving the rest of the pool to others.
+   */
+  readonly batchConcurrency: number;
   ping(): Promise<void>;
   /**
    * Subscribes to a NOTIFY channel; resolves to an unsubscribe function. `onListen` runs each
@@ -72,6 +77,7 @@ export function pgliteStorage(client: PGlite): Storage {
   return {
     kind: "pglite",
     db: db as unknown as Database,
+    batchConcurrency: 1,
     async ping() {
       await client.query("select 1");
     },
@@ -96,6 +102,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Storage> {
   return {
     kind: "postgres",
     db: db as unknown as Database,
+    batchConcurrency: 2,
     async ping() {
       await client`select 1`;
     },

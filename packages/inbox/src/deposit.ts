@@ -56,7 +56,7 @@ export async function depositBlobs(
   return db.transaction(async (tx) => {
     // Sent together, run in order: the database starts each read (and takes its snapshot) only
     // after the locks are held, so the reads see every deposit committed before them.
-    const [locked, queues, queued] = await Promise.all([
+    const [locked, queues, repeats] = await Promise.all([
       tx
         .select({ address: inboxRegistrations.address, last: inboxRegistrations.lastReceivedAt })
         .from(inboxRegistrations)
@@ -106,7 +106,8 @@ export async function depositBlobs(
       recipient.queued = row.queued;
       recipient.oldestExpiresAt = Number(row.oldestExpiresAt ?? now);
     }
-    for (const row of queued) recipients.get(row.address)?.senderKeys.set(row.msgId, row.senderKey);
+    for (const row of repeats)
+      recipients.get(row.address)?.senderKeys.set(row.msgId, row.senderKey);
 
     const stored: Array<typeof inboxBlobs.$inferInsert> = [];
     const results = inputs.map((input) => {
@@ -126,7 +127,7 @@ export async function depositBlobs(
       }
       return outcome;
     });
-    if (stored.length > 0) await store(tx, stored, recipients, now);
+    if (stored.length > 0) await storeAdmitted(tx, stored, recipients, now);
     return results;
   });
 }
@@ -165,7 +166,7 @@ function admit(
  * Stores the admitted blobs and advances each recipient's receivedAt. An expired row of the same
  * msgId may still wait for the pruner: the new deposit replaces it.
  */
-async function store(
+async function storeAdmitted(
   tx: Database,
   rows: Array<typeof inboxBlobs.$inferInsert>,
   recipients: Map<string, RecipientState>,

@@ -1,4 +1,5 @@
 import { type Database, preparedRows } from "@svc/db";
+import { bytes } from "./bytes.js";
 import type { PreKeyBundle } from "./types.js";
 
 interface PoppedRow {
@@ -105,9 +106,4 @@ function toBundle(row: PoppedRow): PreKeyBundle {
     bundle.oneTimePreKey = { keyId: Number(row.key_id), publicKey: bytes(row.public_key) };
   }
   return bundle;
-}
-
-/** postgres.js hands out Buffers; callers get plain Uint8Arrays from either driver. */
-export function bytes(value: Uint8Array): Uint8Array {
-  return value.constructor === Uint8Array ? value : new Uint8Array(value);
 }

@@ -1,6 +1,7 @@
 import { createBatcher, type Database, identities, oneTimePrekeys } from "@svc/db";
 import { and, count, eq, sql } from "drizzle-orm";
-import { bytes, popBundles } from "./bundle-pop.js";
+import { popBundles } from "./bundle-pop.js";
+import { bytes } from "./bytes.js";
 import { PrekeyError } from "./errors.js";
 import { bytesEqual, requireSameIdentity } from "./identity-rules.js";
 import { planAppend } from "./queue-rules.js";

@@ -22,8 +22,7 @@ export function registerInboxRoutes(app: Hono<AppEnv>, services: Services): Inbo
     quota,
     minTtlMs,
     maxTtlMs,
-    // PGlite runs one statement at a time; a second transaction in flight would only wait.
-    depositConcurrency: services.storage.kind === "pglite" ? 1 : 2,
+    depositConcurrency: services.storage.batchConcurrency,
     onListenerError: (error) =>
       services.logger.warn("inbox deposit listener failed", { error: errorName(error) }),
   });

@@ -20,8 +20,7 @@ export function registerKeysRoutes(
   const routes: KeysRoutes = {
     services,
     directory: createPrekeyDirectory(services.storage.db, {
-      // PGlite runs one statement at a time; a second in flight would only wait.
-      fetchConcurrency: services.storage.kind === "pglite" ? 1 : 2,
+      fetchConcurrency: services.storage.batchConcurrency,
     }),
     hooks,
     limits: createKeysRateLimits(services),
