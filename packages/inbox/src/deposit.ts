@@ -1,14 +1,6 @@
-import { type Database, inboxBlobs, inboxRegistrations } from "@svc/db";
-import { and, asc, count, eq, gt, inArray, min, or, sql } from "drizzle-orm";
-import { equalBytes } from "./bytes.js";
+import { type Database, preparedRows } from "@svc/db";
 import { InboxError } from "./errors.js";
-import {
-  clampExpiry,
-  nextReceivedAt,
-  retryAfterSeconds,
-  senderName,
-  type TtlBounds,
-} from "./policy.js";
+import { clampExpiry, retryAfterSeconds, senderName, type TtlBounds } from "./policy.js";
 
 export interface DepositInput {
   /** Normalized recipient address. */
@@ -31,20 +23,24 @@ export interface DepositPolicy extends TtlBounds {
   quota: number;
 }
 
-interface RecipientState {
-  lastReceivedAt: number;
-  queued: number;
-  oldestExpiresAt: number;
-  /** Sender key of each unexpired msgId seen so far (queued before, or earlier in the batch). */
-  senderKeys: Map<string, Uint8Array>;
+interface DepositRow {
+  outcome: "stored" | "repeat" | "wrong_key" | "not_registered" | "quota";
+  received_at: number | string | bigint | null;
+  oldest_expires_at: number | string | bigint | null;
 }
 
+// svc_inbox_deposit (migration 0005) runs the whole batch in the database, so a batch costs one
+// round trip and one implicit transaction, whatever its size.
+const DEPOSIT = `select outcome, received_at, oldest_expires_at from svc_inbox_deposit(
+  $1::text[], $2::text[], $3::bytea, $4::integer[], $5::bytea, $6::text[], $7::bigint[],
+  $8::bigint, $9::integer)`;
+
 /**
- * A batch of deposits (recipients may repeat), in one transaction; answers each with its result
- * or the InboxError that refuses it, in input order. Locking the recipients' registration rows
- * (in address order, so batches cannot deadlock) serializes the deposits of one address across
- * every instance on the database: the idempotency check, the quota count and the receivedAt
- * sequence all see every earlier deposit, including those earlier in the same batch.
+ * A batch of deposits (recipients may repeat); answers each with its result or the InboxError
+ * that refuses it, in input order. The database function locks the recipients' registration rows
+ * (in address order, so batches cannot deadlock), which serializes the deposits of one address
+ * across every instance: the repeat check, the quota and the receivedAt sequence all see every
+ * earlier deposit, including those earlier in the same batch.
  */
 export async function depositBlobs(
   db: Database,
@@ -52,151 +48,48 @@ export async function depositBlobs(
   now: number,
   policy: DepositPolicy,
 ): Promise<Array<DepositResult | InboxError>> {
-  const addresses = [...new Set(inputs.map((input) => input.address))].sort();
-  return db.transaction(async (tx) => {
-    // Sent together, run in order: the database starts each read (and takes its snapshot) only
-    // after the locks are held, so the reads see every deposit committed before them.
-    const [locked, queues, repeats] = await Promise.all([
-      tx
-        .select({ address: inboxRegistrations.address, last: inboxRegistrations.lastReceivedAt })
-        .from(inboxRegistrations)
-        .where(inArray(inboxRegistrations.address, addresses))
-        .orderBy(asc(inboxRegistrations.address))
-        .for("update"),
-      tx
-        .select({
-          address: inboxBlobs.address,
-          queued: count(),
-          oldestExpiresAt: min(inboxBlobs.expiresAt),
-        })
-        .from(inboxBlobs)
-        .where(and(inArray(inboxBlobs.address, addresses), gt(inboxBlobs.expiresAt, now)))
-        .groupBy(inboxBlobs.address),
-      tx
-        .select({
-          address: inboxBlobs.address,
-          msgId: inboxBlobs.msgId,
-          senderKey: inboxBlobs.senderKey,
-        })
-        .from(inboxBlobs)
-        .where(
-          and(
-            or(
-              ...inputs.map((i) =>
-                and(eq(inboxBlobs.address, i.address), eq(inboxBlobs.msgId, i.msgId)),
-              ),
-            ),
-            gt(inboxBlobs.expiresAt, now),
-          ),
-        ),
-    ]);
-
-    const recipients = new Map<string, RecipientState>();
-    for (const row of locked) {
-      recipients.set(row.address, {
-        lastReceivedAt: row.last,
-        queued: 0,
-        oldestExpiresAt: Number.POSITIVE_INFINITY,
-        senderKeys: new Map(),
-      });
-    }
-    for (const row of queues) {
-      const recipient = recipients.get(row.address);
-      if (!recipient) continue;
-      recipient.queued = row.queued;
-      recipient.oldestExpiresAt = Number(row.oldestExpiresAt ?? now);
-    }
-    for (const row of repeats)
-      recipients.get(row.address)?.senderKeys.set(row.msgId, row.senderKey);
-
-    const stored: Array<typeof inboxBlobs.$inferInsert> = [];
-    const results = inputs.map((input) => {
-      const recipient = recipients.get(input.address);
-      if (!recipient) return notRegistered();
-      const outcome = admit(recipient, input, now, policy);
-      if (!(outcome instanceof InboxError) && !outcome.idempotent) {
-        stored.push({
-          address: input.address,
-          msgId: input.msgId,
-          ciphertext: input.ciphertext,
-          senderKey: input.senderPublicKey,
-          sender: senderName(input.from, input.senderPublicKey),
-          receivedAt: outcome.receivedAt,
-          expiresAt: outcome.expiresAt,
-        });
-      }
-      return outcome;
-    });
-    if (stored.length > 0) await storeAdmitted(tx, stored, recipients, now);
-    return results;
-  });
-}
-
-/** The checks of D6 that need the queue, in order: repeat (idempotent or 401), then quota. */
-function admit(
-  recipient: RecipientState,
-  input: DepositInput,
-  now: number,
-  policy: DepositPolicy,
-): DepositResult | InboxError {
-  const repeatSenderKey = recipient.senderKeys.get(input.msgId);
-  if (repeatSenderKey) {
-    if (!equalBytes(repeatSenderKey, input.senderPublicKey)) {
-      return new InboxError("SVC_WRONG_KEY", "this msgId is queued under another sender key");
-    }
-    return { idempotent: true };
-  }
-  if (recipient.queued >= policy.quota) {
-    return new InboxError(
-      "SVC_QUOTA_EXCEEDED",
-      `the recipient's inbox holds ${policy.quota} blobs`,
-      retryAfterSeconds(recipient.oldestExpiresAt, now),
-    );
-  }
-  const receivedAt = nextReceivedAt(recipient.lastReceivedAt, now);
-  const expiresAt = clampExpiry(input.expiresAt, now, policy);
-  recipient.lastReceivedAt = receivedAt;
-  recipient.queued++;
-  recipient.oldestExpiresAt = Math.min(recipient.oldestExpiresAt, expiresAt);
-  recipient.senderKeys.set(input.msgId, input.senderPublicKey);
-  return { idempotent: false, expiresAt, receivedAt };
-}
-
-/**
- * Stores the admitted blobs and advances each recipient's receivedAt. An expired row of the same
- * msgId may still wait for the pruner: the new deposit replaces it.
- */
-async function storeAdmitted(
-  tx: Database,
-  rows: Array<typeof inboxBlobs.$inferInsert>,
-  recipients: Map<string, RecipientState>,
-  now: number,
-): Promise<void> {
-  const advanced = [...new Set(rows.map((row) => row.address))];
-  const last = advanced.map((address) => recipients.get(address)?.lastReceivedAt ?? 0);
-  await Promise.all([
-    tx
-      .insert(inboxBlobs)
-      .values(rows)
-      .onConflictDoUpdate({
-        target: [inboxBlobs.address, inboxBlobs.msgId],
-        set: {
-          ciphertext: sql`excluded.ciphertext`,
-          senderKey: sql`excluded.sender_key`,
-          sender: sql`excluded.sender`,
-          receivedAt: sql`excluded.received_at`,
-          expiresAt: sql`excluded.expires_at`,
-        },
-        setWhere: sql`${inboxBlobs.expiresAt} <= ${now}`,
-      }),
-    tx.execute(sql`
-      update ${inboxRegistrations} set last_received_at = advanced.last
-      from unnest(${sql.param(advanced)}::text[], ${sql.param(last)}::bigint[])
-        as advanced(address, last)
-      where ${inboxRegistrations.address} = advanced.address`),
+  const expiries = inputs.map((input) => clampExpiry(input.expiresAt, now, policy));
+  let end = 0;
+  const rows = await preparedRows<DepositRow>(db, DEPOSIT, [
+    inputs.map((input) => input.address),
+    inputs.map((input) => input.msgId),
+    Buffer.concat(inputs.map((input) => input.ciphertext)),
+    inputs.map((input) => {
+      end += input.ciphertext.length;
+      return end;
+    }),
+    Buffer.concat(inputs.map((input) => input.senderPublicKey)),
+    inputs.map((input) => senderName(input.from, input.senderPublicKey)),
+    expiries,
+    now,
+    policy.quota,
   ]);
+  if (rows.length !== inputs.length) {
+    throw new Error(`svc_inbox_deposit answered ${rows.length} rows for ${inputs.length} inputs`);
+  }
+  return rows.map((row, i) => answer(row, expiries[i] as number, now, policy.quota));
 }
 
-function notRegistered(): InboxError {
-  return new InboxError("SVC_NOT_REGISTERED", "the recipient has no inbox registration");
+function answer(
+  row: DepositRow,
+  expiresAt: number,
+  now: number,
+  quota: number,
+): DepositResult | InboxError {
+  switch (row.outcome) {
+    case "stored":
+      return { idempotent: false, expiresAt, receivedAt: Number(row.received_at) };
+    case "repeat":
+      return { idempotent: true };
+    case "wrong_key":
+      return new InboxError("SVC_WRONG_KEY", "this msgId is queued under another sender key");
+    case "not_registered":
+      return new InboxError("SVC_NOT_REGISTERED", "the recipient has no inbox registration");
+    case "quota":
+      return new InboxError(
+        "SVC_QUOTA_EXCEEDED",
+        `the recipient's inbox holds ${quota} blobs`,
+        retryAfterSeconds(Number(row.oldest_expires_at ?? now), now),
+      );
+  }
 }

@@ -5,7 +5,6 @@ export { InboxError } from "./errors.js";
 export {
   clampExpiry,
   MAX_RETRY_AFTER_SECONDS,
-  nextReceivedAt,
   retryAfterSeconds,
   senderName,
   type TtlBounds,

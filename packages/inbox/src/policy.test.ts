@@ -1,13 +1,7 @@
 import { encodeBase64Url } from "@svc/canonical";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  clampExpiry,
-  MAX_RETRY_AFTER_SECONDS,
-  nextReceivedAt,
-  retryAfterSeconds,
-  senderName,
-} from "./policy.js";
+import { clampExpiry, MAX_RETRY_AFTER_SECONDS, retryAfterSeconds, senderName } from "./policy.js";
 
 const bounds = { minTtlMs: 60_000, maxTtlMs: 30 * 86_400_000 };
 
@@ -25,14 +19,6 @@ describe("clampExpiry", () => {
         return expiry >= now + bounds.minTtlMs && expiry <= now + bounds.maxTtlMs;
       }),
     );
-  });
-});
-
-describe("nextReceivedAt", () => {
-  it("follows the clock, or the last value + 1 when the clock has not moved past it", () => {
-    expect(nextReceivedAt(0, 1_000)).toBe(1_000);
-    expect(nextReceivedAt(1_000, 1_000)).toBe(1_001);
-    expect(nextReceivedAt(5_000, 1_000)).toBe(5_001);
   });
 });
 

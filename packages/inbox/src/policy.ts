@@ -13,11 +13,6 @@ export function clampExpiry(requested: number, now: number, bounds: TtlBounds): 
   return Math.min(Math.max(requested, now + bounds.minTtlMs), now + bounds.maxTtlMs);
 }
 
-/** D6: receivedAt is strictly increasing per recipient, and never behind the clock. */
-export function nextReceivedAt(lastReceivedAt: number, now: number): number {
-  return Math.max(now, lastReceivedAt + 1);
-}
-
 /** Seconds until the oldest queued blob expires (freeing a slot), within [1, 3600]. */
 export function retryAfterSeconds(oldestExpiresAt: number, now: number): number {
   const seconds = Math.ceil((oldestExpiresAt - now) / 1000);

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { encodeBase64, encodeBase64Url } from "@svc/canonical";
-import type { Storage } from "@svc/db";
+import { inboxBlobs, inboxRegistrations, type Storage } from "@svc/db";
 import { createTestStorage } from "@svc/db/testing";
+import { count, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DepositInput } from "./deposit.js";
 import { InboxError } from "./errors.js";
@@ -244,6 +245,51 @@ describe("InboxStore reads", () => {
   });
 });
 
+/** The registration's stored_blobs beside the number of rows it stands for. */
+async function counts(storage: Storage) {
+  const [row] = await storage.db
+    .select({ stored: inboxRegistrations.storedBlobs })
+    .from(inboxRegistrations)
+    .where(eq(inboxRegistrations.address, ALICE));
+  const rows = await storage.db
+    .select({ n: count() })
+    .from(inboxBlobs)
+    .where(eq(inboxBlobs.address, ALICE));
+  return { stored: row?.stored, rows: rows[0]?.n };
+}
+
+describe("InboxStore stored-blob count", () => {
+  it("stays exact through deposits, replacements, acks and prunes", async () => {
+    const { storage, store, clock } = await setup({ quota: 2 });
+    await store.deposit(blob(1, { expiresAt: 0 }));
+    await store.deposit(blob(2, { expiresAt: 0 }));
+    expect(await counts(storage)).toEqual({ stored: 2, rows: 2 });
+
+    // Both have expired but wait for the pruner: the quota counts only unexpired blobs.
+    clock.now = T0 + 60_000;
+    await store.deposit(blob(1)); // replaces the expired row of the same msgId
+    await store.deposit(blob(3));
+    expect(await counts(storage)).toEqual({ stored: 3, rows: 3 });
+    expect(await codeOf(store.deposit(blob(4)))).toBe("SVC_QUOTA_EXCEEDED");
+
+    expect(await store.pruneExpired()).toBe(1);
+    expect(await counts(storage)).toEqual({ stored: 2, rows: 2 });
+    await store.ack(ALICE, blob(3).msgId);
+    expect(await codeOf(store.ack(ALICE, blob(3).msgId))).toBe("SVC_BLOB_NOT_FOUND");
+    expect(await counts(storage)).toEqual({ stored: 1, rows: 1 });
+    await store.deposit(blob(4));
+    expect(await codeOf(store.deposit(blob(5)))).toBe("SVC_QUOTA_EXCEEDED");
+    expect(await counts(storage)).toEqual({ stored: 2, rows: 2 });
+  });
+
+  it("keeps receivedAt ahead of the last one when the clock steps back", async () => {
+    const { store, clock } = await setup();
+    await store.deposit(blob(1));
+    clock.now = T0 - 5_000;
+    expect(await store.deposit(blob(2))).toMatchObject({ receivedAt: T0 + 1 });
+  });
+});
+
 describe("InboxStore under concurrency", () => {
   it("admits exactly `quota` of many parallel deposits to one address", async () => {
     const { store } = await setup({ quota: 20 });
@@ -256,5 +302,20 @@ describe("InboxStore under concurrency", () => {
     expect(queued).toHaveLength(20);
     const received = queued.map((envelope) => envelope.receivedAt);
     expect(new Set(received).size).toBe(20);
+  });
+
+  it("keeps the stored-blob count exact while deposits, acks and prunes race", async () => {
+    const { storage, store, clock } = await setup();
+    for (let n = 0; n < 20; n++) await store.deposit(blob(n, { expiresAt: 0 }));
+    clock.now = T0 + 60_000; // those 20 have expired; 10 of them are deposited anew below
+    await Promise.all([
+      ...Array.from({ length: 40 }, (_, n) => store.deposit(blob(n + 10))),
+      ...Array.from({ length: 10 }, (_, n) =>
+        store.deposit(blob(n + 30)).then(() => store.ack(ALICE, blob(n + 30).msgId)),
+      ),
+      store.pruneExpired(3),
+    ]);
+    await store.pruneExpired();
+    expect(await counts(storage)).toEqual({ stored: 30, rows: 30 });
   });
 });

@@ -3,6 +3,7 @@ import {
   type Database,
   inboxBlobs,
   inboxRegistrations,
+  preparedRows,
   serverSecrets,
 } from "@svc/db";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
@@ -55,6 +56,9 @@ export const MAX_FETCH_LIMIT = 100;
 export const MAX_BACKLOG_LIMIT = 1000;
 export const PRUNE_BATCH = 500;
 const CURSOR_SECRET = "inbox-cursor";
+// Functions of migration 0005: each locks the registration row before it touches the blobs.
+const ACK = "select svc_inbox_ack($1::text, $2::text, $3::bigint) as acked";
+const PRUNE = "select svc_inbox_prune($1::bigint, $2::integer) as pruned";
 
 /** The inbox relay's state: registrations and queued blobs, on the shared database. */
 export class InboxStore {
@@ -150,17 +154,12 @@ export class InboxStore {
 
   /** Removes an unexpired blob; SVC_BLOB_NOT_FOUND when it is acknowledged or expired. */
   async ack(address: string, msgId: string): Promise<void> {
-    const removed = await this.#db
-      .delete(inboxBlobs)
-      .where(
-        and(
-          eq(inboxBlobs.address, address),
-          eq(inboxBlobs.msgId, msgId),
-          gt(inboxBlobs.expiresAt, this.#options.now()),
-        ),
-      )
-      .returning({ msgId: inboxBlobs.msgId });
-    if (removed.length === 0) {
+    const [row] = await preparedRows<{ acked: boolean }>(this.#db, ACK, [
+      address,
+      msgId,
+      this.#options.now(),
+    ]);
+    if (!row?.acked) {
       throw new InboxError("SVC_BLOB_NOT_FOUND", "no such blob (acknowledged or expired)");
     }
   }
@@ -198,16 +197,10 @@ export class InboxStore {
     const now = this.#options.now();
     let total = 0;
     for (;;) {
-      const deleted = await this.#db
-        .delete(inboxBlobs)
-        .where(
-          sql`(${inboxBlobs.address}, ${inboxBlobs.msgId}) in (select ${inboxBlobs.address},
-            ${inboxBlobs.msgId} from ${inboxBlobs} where ${inboxBlobs.expiresAt} <= ${now}
-            limit ${batchSize})`,
-        )
-        .returning({ msgId: inboxBlobs.msgId });
-      total += deleted.length;
-      if (deleted.length < batchSize) return total;
+      const [row] = await preparedRows<{ pruned: number }>(this.#db, PRUNE, [now, batchSize]);
+      const pruned = Number(row?.pruned ?? 0);
+      total += pruned;
+      if (pruned < batchSize) return total;
     }
   }
 

@@ -1,4 +1,12 @@
-import { bigint, index, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
 import { bytea } from "./prekeys.js";
 
 export const inboxRegistrations = pgTable("inbox_registrations", {
@@ -6,6 +14,12 @@ export const inboxRegistrations = pgTable("inbox_registrations", {
   signingKey: bytea("signing_key").notNull(),
   /** Last receivedAt handed out; the next deposit gets max(now, last + 1). */
   lastReceivedAt: bigint("last_received_at", { mode: "number" }).notNull().default(0),
+  /**
+   * Blob rows stored for the address, expired or not: an upper bound of the unexpired count that
+   * spares a deposit from counting the queue until it nears the quota. Kept exact by the inbox
+   * functions of migration 0005, the only writers of inbox_blobs.
+   */
+  storedBlobs: integer("stored_blobs").notNull().default(0),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
 });
 
