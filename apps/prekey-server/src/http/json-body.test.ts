@@ -1,6 +1,10 @@
+import { once } from "node:events";
+import { request } from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
 import fc from "fast-check";
 import { Hono } from "hono";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toApiError } from "../app.js";
 import { readJsonBody } from "./json-body.js";
 
@@ -92,5 +96,51 @@ describe("readJsonBody", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("readJsonBody behind the node server", () => {
+  let server: ReturnType<typeof serve>;
+  let port: number;
+  beforeAll(async () => {
+    server = serve({ fetch: echoApp(1000).fetch, port: 0, hostname: "127.0.0.1" });
+    await once(server, "listening");
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  /** Sends `chunks` without Content-Length (chunked), on a keep-alive socket. */
+  function post(chunks: Array<string | Uint8Array>): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({ port, host: "127.0.0.1", method: "POST", path: "/" }, (res) => {
+        let body = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          body += chunk;
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      for (const chunk of chunks) req.write(chunk);
+      req.end();
+    });
+  }
+
+  it("reads a streamed body within the limit", async () => {
+    const res = await post(['{"a":', '"', "x".repeat(500), '"}']);
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toEqual({ a: "x".repeat(500) });
+  });
+
+  it("answers 413 once a streamed body passes the limit, and keeps serving", async () => {
+    const res = await post(['{"a":"', "x".repeat(600), "x".repeat(600), '"}']);
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toMatchObject({ code: "SVC_TOO_LARGE" });
+    expect((await post(["{}"])).status).toBe(200);
+  });
+
+  it("answers 400 for invalid UTF-8 and for an empty body", async () => {
+    expect((await post([Uint8Array.of(0x7b, 0xff, 0x7d)])).status).toBe(400);
+    expect((await post([])).status).toBe(400);
   });
 });

@@ -1,8 +1,8 @@
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
+import { alreadySent, nodeResponse } from "../../../http/node-bindings.js";
 import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
 import { EventStream } from "./event-stream.js";
-import { alreadySent, nodeResponse } from "./node-bindings.js";
 import { parsePresenceQuery, verifySignedQuery } from "./query.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { BridgeEnvelope } from "@svc/bridge-hub";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
+import { alreadySent, nodeResponse } from "../../../http/node-bindings.js";
 import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
 import { EventStream } from "./event-stream.js";
-import { alreadySent, nodeResponse } from "./node-bindings.js";
 import { parseBridgeQuery, verifySignedQuery } from "./query.js";
 
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;

@@ -3,9 +3,9 @@ import type { Hono } from "hono";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AppEnv } from "../../../app-env.js";
 import { badRequest } from "../../../errors.js";
+import { alreadySent, nodeUpgrade } from "../../../http/node-bindings.js";
 import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
 import { END_GRACE_MS } from "./event-stream.js";
-import { alreadySent, nodeUpgrade } from "./node-bindings.js";
 import { parseBridgeQuery, verifySignedQuery } from "./query.js";
 import { envelopeJson } from "./stream.js";
 

@@ -1,13 +1,19 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import type { Context } from "hono";
-import { ApiError } from "../../../errors.js";
+import { ApiError } from "../errors.js";
 
 /** What the node server passes as `c.env`: the raw request and response, or an upgrade. */
 interface NodeBindings {
   incoming?: IncomingMessage;
   outgoing?: ServerResponse;
   upgrade?: { socket: Duplex; head: Buffer };
+}
+
+/** The node request behind `c`, when served by the node server and its body is still unread. */
+export function unreadNodeRequest(c: Context): IncomingMessage | undefined {
+  const incoming = (c.env as NodeBindings | undefined)?.incoming;
+  return incoming && !incoming.readableDidRead ? incoming : undefined;
 }
 
 /** The node response of a plain HTTP request, to stream events to without a web stream. */
