@@ -1,35 +1,38 @@
-import { createHash, createPrivateKey, type KeyObject, randomBytes, sign } from "node:crypto";
-import { Agent, request } from "node:http";
+import { createHash, type KeyObject, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import {
-  ed25519KeyPairFromSeed,
-  encodeBase64,
-  encodeBase64Url,
-  signedBodyMessage,
-} from "@svc/canonical";
-import { inboxBlobs, inboxRegistrations, openStorage, type Storage } from "@svc/db";
+import { ed25519KeyPairFromSeed, encodeBase64 } from "@svc/canonical";
+import { inboxBlobs, inboxRegistrations, openStorage, preparedRows, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
-import { loadConfig, startServer } from "@svc/prekey-server";
-import postgres from "postgres";
-import { type LoadResult, percentile } from "./measure.js";
+import { createHttpClient, type HttpClient } from "./http-client.js";
+import { type LoadResult, median, percentile } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
+import { startServerProcess } from "./server-process.js";
 import { ed25519PrivateKey, signBodyWith } from "./signer.js";
 import { type BenchRow, printTable } from "./table.js";
 
 const CONCURRENCY = 16;
 const RECIPIENTS = CONCURRENCY;
 const FETCH_LIMIT = 50;
+/** Rounds the HTTP rows alternate with their baselines over; each row reports its median. */
+const ROUNDS = 3;
+const POOL_SIZE = 10;
 const SIZES = [
-  { label: "1 KiB", bytes: 1024, deposits: 4000 },
-  { label: "64 KiB", bytes: 64 * 1024, deposits: 600 },
+  { label: "1 KiB", bytes: 1024, deposits: 6000 },
+  { label: "64 KiB", bytes: 64 * 1024, deposits: 900 },
 ];
+const BASELINE_ADDRESS = "bench-raw";
+const PREPARED_INSERT = `insert into inbox_blobs
+  (address, msg_id, ciphertext, sender_key, sender, received_at, expires_at)
+  values ($1, $2, $3, $4, 'raw', $5, $6)`;
 
 /**
  * Inbox relay throughput over HTTP (deposits/s, fetched blobs/s) beside a raw INSERT / SELECT of
- * the same rows through the same driver and pool, on PGlite and, if configured, PostgreSQL.
+ * the same rows through the same driver and pool size, on PGlite and, if configured, PostgreSQL.
+ * The server runs in a process of its own, as deployed; the baselines run in this one, on their
+ * own connection pool to the same database (PGlite: an in-memory database of their own).
  */
 export async function inboxSuite(): Promise<void> {
-  await benchBackend("PGlite (in memory)", await openStorage({}));
+  await benchBackend("PGlite (in memory)", await openStorage({}), {});
   const url = benchDatabaseUrl();
   if (url === undefined) {
     console.log("\n(inbox on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
@@ -37,97 +40,135 @@ export async function inboxSuite(): Promise<void> {
   }
   const scratch = await createTestDatabase(url);
   try {
-    await benchBackend("PostgreSQL", await openStorage({ databaseUrl: scratch.url, poolSize: 10 }));
+    const storage = await openStorage({ databaseUrl: scratch.url, poolSize: POOL_SIZE });
+    await benchBackend("PostgreSQL", storage, { DATABASE_URL: scratch.url });
   } finally {
     await scratch.drop();
   }
 }
 
-async function benchBackend(backend: string, storage: Storage): Promise<void> {
-  const config = loadConfig({
-    SVC_PORT: "0",
+async function benchBackend(
+  backend: string,
+  storage: Storage,
+  databaseEnv: Record<string, string>,
+): Promise<void> {
+  const server = await startServerProcess({
+    ...databaseEnv,
     SVC_LOG_LEVEL: "silent",
     SVC_KT: "off",
     SVC_RATE_LIMIT: "off",
     SVC_INBOX_QUOTA: "100000000",
     SVC_INBOX_MAX_BLOB_BYTES: String(128 * 1024),
   });
-  const server = await startServer(config, { storage });
-  // The server closes keep-alive sockets idle for 5 s (e.g. during a baseline): each HTTP phase
-  // starts on a fresh agent instead of reusing a socket the server may be closing.
-  let agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const renewAgent = () => {
-    agent.destroy();
-    agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  // The server closes keep-alive sockets idle for 5 s (e.g. during a baseline): each HTTP round
+  // starts on a fresh client instead of reusing a socket the server may be closing.
+  const withClient = async <T>(work: (http: HttpClient) => Promise<T>): Promise<T> => {
+    const http = createHttpClient(server.url, CONCURRENCY);
+    try {
+      return await work(http);
+    } finally {
+      http.close();
+    }
   };
   try {
     const recipients = Array.from({ length: RECIPIENTS }, (_, i) => party(`recipient-${i}`));
-    for (const [i, recipient] of recipients.entries()) {
-      const address = `bench-${i}`;
-      const body = signed("POST", "/v1/inbox/register", recipient, {
-        address,
-        signingPublicKey: recipient.publicKey,
-      });
-      await post(server.url, agent, "/v1/inbox/register", body);
-    }
-    const baselineAddress = "bench-raw";
+    await withClient(async (http) => {
+      for (const [i, recipient] of recipients.entries()) {
+        const body = signed("POST", "/v1/inbox/register", recipient, {
+          address: `bench-${i}`,
+          signingPublicKey: recipient.publicKey,
+        });
+        const res = await http.post("/v1/inbox/register", JSON.stringify(body));
+        if (res.status !== 200) throw new Error(`register answered ${res.status}`);
+      }
+    });
     await storage.db
       .insert(inboxRegistrations)
-      .values({ address: baselineAddress, signingKey: randomBytes(32), createdAt: Date.now() });
+      .values({ address: BASELINE_ADDRESS, signingKey: randomBytes(32), createdAt: Date.now() });
 
     const rows: BenchRow[] = [];
     let sequence = 0;
     for (const size of SIZES) {
+      const perRound = Math.ceil(size.deposits / ROUNDS);
       const sender = party("sender");
-      const bodies = Array.from({ length: size.deposits }, (_, n) => {
-        const address = `bench-${n % RECIPIENTS}`;
-        const bytes = blob(size.bytes, sequence++);
-        return {
-          path: `/v1/inbox/${address}`,
-          text: JSON.stringify(
-            signed("POST", `/v1/inbox/${address}`, sender, {
-              msgId: createHash("sha256").update(bytes).digest("hex"),
-              ciphertext: encodeBase64(bytes),
-              expiresAt: Date.now() + 3_600_000,
-              senderPublicKey: sender.publicKey,
+      const inserts: LoadResult[] = [];
+      const preparedInserts: LoadResult[] = [];
+      const deposits: LoadResult[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const bodies = Array.from({ length: perRound }, (_, n) => {
+          const address = `bench-${n % RECIPIENTS}`;
+          const bytes = blob(size.bytes, sequence++);
+          const path = `/v1/inbox/${address}`;
+          const body = signed("POST", path, sender, {
+            msgId: sha256Hex(bytes),
+            ciphertext: encodeBase64(bytes),
+            expiresAt: Date.now() + 3_600_000,
+            senderPublicKey: sender.publicKey,
+          });
+          return { path, text: JSON.stringify(body) };
+        });
+        const fresh = () => Array.from({ length: perRound }, () => blob(size.bytes, sequence++));
+        const forInsert = fresh();
+        inserts.push(
+          await runEach(perRound, (n) => {
+            const bytes = forInsert[n] as Uint8Array;
+            const now = Date.now();
+            return storage.db.insert(inboxBlobs).values({
+              address: BASELINE_ADDRESS,
+              msgId: sha256Hex(bytes),
+              ciphertext: bytes,
+              senderKey: bytes.subarray(0, 32),
+              sender: "raw",
+              receivedAt: now * 1000 + n,
+              expiresAt: now + 3_600_000,
+            });
+          }),
+        );
+        const forPrepared = fresh();
+        preparedInserts.push(
+          await runEach(perRound, (n) => {
+            const bytes = forPrepared[n] as Uint8Array;
+            const now = Date.now();
+            return preparedRows(storage.db, PREPARED_INSERT, [
+              BASELINE_ADDRESS,
+              sha256Hex(bytes),
+              bytes,
+              bytes.subarray(0, 32),
+              now * 1000 + perRound + n,
+              now + 3_600_000,
+            ]);
+          }),
+        );
+        deposits.push(
+          await withClient((http) =>
+            runEach(perRound, async (n) => {
+              const { path, text } = bodies[n] as { path: string; text: string };
+              const res = await http.post(path, text);
+              if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
             }),
           ),
-        };
-      });
+        );
+      }
       const insertName = `raw INSERT ${size.label}`;
-      const inserts = Array.from({ length: size.deposits }, () => blob(size.bytes, sequence++));
-      const insertResult = await runEach(inserts.length, (n) => {
-        const bytes = inserts[n] as Uint8Array;
-        const now = Date.now();
-        return storage.db.insert(inboxBlobs).values({
-          address: baselineAddress,
-          msgId: createHash("sha256").update(bytes).digest("hex"),
-          ciphertext: bytes,
-          senderKey: bytes.subarray(0, 32),
-          sender: "raw",
-          receivedAt: now * 1000 + n,
-          expiresAt: now + 3_600_000,
-        });
-      });
-      rows.push({ name: insertName, ...insertResult });
-      renewAgent();
-      const depositResult = await runEach(bodies.length, async (n) => {
-        const { path, text } = bodies[n] as { path: string; text: string };
-        const status = await post(server.url, agent, path, text);
-        if (status !== 200) throw new Error(`deposit answered ${status}`);
-      });
-      rows.push({ name: `deposit ${size.label} (HTTP)`, ...depositResult, baseline: insertName });
+      const note = `median of ${ROUNDS} rounds of ${perRound}`;
+      rows.push(
+        { name: insertName, ...median(inserts), note: `drizzle insert; ${note}` },
+        {
+          name: `raw INSERT ${size.label}, prepared`,
+          ...median(preparedInserts),
+          note: `a prepared statement; ${note}`,
+        },
+        {
+          name: `deposit ${size.label} (HTTP)`,
+          ...median(deposits),
+          baseline: insertName,
+          note: `signed, verified, batched; ${note}`,
+        },
+      );
 
       const selectName = `raw SELECT ${size.label} (blobs)`;
-      const selectResult = await runFor(2000, async () => {
-        const found = await storage.db.query.inboxBlobs.findMany({
-          where: (blobs, { eq }) => eq(blobs.address, baselineAddress),
-          orderBy: (blobs, { asc }) => [asc(blobs.receivedAt)],
-          limit: FETCH_LIMIT,
-        });
-        return found.length;
-      });
-      rows.push({ name: selectName, ...selectResult });
+      const selects: LoadResult[] = [];
+      const fetches: LoadResult[] = [];
       const fetchBodies = recipients.map((recipient, i) => {
         const path = `/v1/inbox/bench-${i}/fetch`;
         return {
@@ -135,24 +176,42 @@ async function benchBackend(backend: string, storage: Storage): Promise<void> {
           text: JSON.stringify(signed("POST", path, recipient, { limit: FETCH_LIMIT })),
         };
       });
-      renewAgent();
-      const fetchResult = await runFor(2000, async (worker) => {
-        const { path, text } = fetchBodies[worker % fetchBodies.length] as {
-          path: string;
-          text: string;
-        };
-        return postCounting(server.url, agent, path, text);
-      });
-      rows.push({
-        name: `fetch ${size.label} (HTTP, blobs)`,
-        ...fetchResult,
-        baseline: selectName,
-      });
+      for (let round = 0; round < ROUNDS; round++) {
+        selects.push(
+          await runFor(2000 / ROUNDS, async () => {
+            const found = await storage.db.query.inboxBlobs.findMany({
+              where: (blobs, { eq }) => eq(blobs.address, BASELINE_ADDRESS),
+              orderBy: (blobs, { asc }) => [asc(blobs.receivedAt)],
+              limit: FETCH_LIMIT,
+            });
+            return found.length;
+          }),
+        );
+        fetches.push(
+          await withClient((http) =>
+            runFor(2000 / ROUNDS, async (worker) => {
+              const { path, text } = fetchBodies[worker % fetchBodies.length] as {
+                path: string;
+                text: string;
+              };
+              const res = await http.post(path, text);
+              if (res.status !== 200) throw new Error(`fetch answered ${res.status}`);
+              return (JSON.parse(res.body) as { items: unknown[] }).items.length;
+            }),
+          ),
+        );
+      }
+      rows.push(
+        { name: selectName, ...median(selects) },
+        { name: `fetch ${size.label} (HTTP, blobs)`, ...median(fetches), baseline: selectName },
+      );
       await storage.db.delete(inboxBlobs);
     }
-    printTable(`inbox relay on ${backend}, ${CONCURRENCY} concurrent clients`, rows);
+    printTable(
+      `inbox relay on ${backend}, ${CONCURRENCY} concurrent clients, server in its own process`,
+      rows,
+    );
   } finally {
-    agent.destroy();
     await server.stop();
     await storage.close();
   }
@@ -182,6 +241,8 @@ function blob(size: number, n: number): Uint8Array {
   new DataView(bytes.buffer).setUint32(1, n);
   return bytes;
 }
+
+const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /** Runs operations 0..count-1 from CONCURRENCY workers; one op per item. */
 async function runEach(
@@ -232,46 +293,4 @@ function summarize(latencies: number[], items: number, elapsedMs: number): LoadR
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
   };
-}
-
-function post(base: string, agent: Agent, path: string, body: unknown): Promise<number> {
-  return send(base, agent, path, body).then(({ status }) => status);
-}
-
-async function postCounting(base: string, agent: Agent, path: string, body: string) {
-  const { status, text } = await send(base, agent, path, body);
-  if (status !== 200) throw new Error(`fetch answered ${status}`);
-  return (JSON.parse(text) as { items: unknown[] }).items.length;
-}
-
-function send(
-  base: string,
-  agent: Agent,
-  path: string,
-  body: unknown,
-): Promise<{ status: number; text: string }> {
-  const payload = typeof body === "string" ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${base}${path}`,
-      {
-        method: "POST",
-        agent,
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(payload),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
-        );
-        res.on("error", reject);
-      },
-    );
-    req.on("error", reject);
-    req.end(payload);
-  });
 }

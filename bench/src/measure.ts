@@ -45,6 +45,12 @@ async function drive(
   );
 }
 
+/** The round with the median rate: a drift in the machine's speed cannot favour either row. */
+export function median(rounds: LoadResult[]): LoadResult {
+  const sorted = [...rounds].sort((a, b) => a.opsPerSec - b.opsPerSec);
+  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
+}
+
 export function percentile(sorted: number[], fraction: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;

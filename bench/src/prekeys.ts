@@ -9,7 +9,7 @@ import postgres from "postgres";
 import nacl from "tweetnacl";
 import { createHttpClient } from "./http-client.js";
 import { KeysClient, prekeys } from "./keys-client.js";
-import { type LoadResult, rate, runLoad } from "./measure.js";
+import { type LoadResult, median, rate, runLoad } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
 import { type BenchRow, printTable } from "./table.js";
 
@@ -120,11 +120,6 @@ async function storageRows(storage: Storage): Promise<BenchRow[]> {
     await server.stop();
     await storage.close();
   }
-}
-
-function median(rounds: LoadResult[]): LoadResult {
-  const sorted = [...rounds].sort((a, b) => a.opsPerSec - b.opsPerSec);
-  return sorted[Math.floor(sorted.length / 2)] as LoadResult;
 }
 
 /** A bare node:http server answering nothing, driven like the bundle row. */

@@ -1,0 +1,35 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export interface ServerProcess {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const CHILD = fileURLToPath(
+  new URL(
+    import.meta.url.endsWith(".ts") ? "./server-child.ts" : "./server-child.js",
+    import.meta.url,
+  ),
+);
+
+/**
+ * Starts the prekey server in a process of its own, as it runs when deployed, so that the load
+ * generator does not share its event loop. `env` is the server's configuration; without
+ * DATABASE_URL it runs on an in-memory PGlite.
+ */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const child: ChildProcess = fork(CHILD, [JSON.stringify(env)], { stdio: "inherit" });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("message", (message) => resolve((message as { port: number }).port));
+    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.send("stop");
+      await exited;
+    },
+  };
+}
