@@ -6,7 +6,7 @@ import {
   preparedRows,
   serverSecrets,
 } from "@svc/db";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { equalBytes, toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
 import { type DepositInput, type DepositResult, depositBlobs } from "./deposit.js";
@@ -59,6 +59,20 @@ const CURSOR_SECRET = "inbox-cursor";
 // Functions of migration 0005: each locks the registration row before it touches the blobs.
 const ACK = "select svc_inbox_ack($1::text, $2::text, $3::bigint) as acked";
 const PRUNE = "select svc_inbox_prune($1::bigint, $2::integer) as pruned";
+// Prepared on PostgreSQL: fetches and every bridge wake-up run it.
+const UNEXPIRED_AFTER = `select msg_id, ciphertext, sender, received_at, expires_at
+  from inbox_blobs
+  where address = $1::text and received_at > $2::bigint and expires_at > $3::bigint
+  order by received_at
+  limit $4::integer`;
+
+interface QueuedRow {
+  msg_id: string;
+  ciphertext: Uint8Array;
+  sender: string;
+  received_at: number | string | bigint;
+  expires_at: number | string | bigint;
+}
 
 /** The inbox relay's state: registrations and queued blobs, on the shared database. */
 export class InboxStore {
@@ -133,22 +147,18 @@ export class InboxStore {
     checkLimit(limit, MAX_FETCH_LIMIT);
     const codec = await this.#cursorCodec();
     const after = cursor === null ? -1 : codec.decode(address, cursor);
-    const rows = await this.#db
-      .select({
-        msgId: inboxBlobs.msgId,
-        ciphertext: inboxBlobs.ciphertext,
-        receivedAt: inboxBlobs.receivedAt,
-        expiresAt: inboxBlobs.expiresAt,
-      })
-      .from(inboxBlobs)
-      .where(this.#unexpiredAfter(address, after))
-      .orderBy(asc(inboxBlobs.receivedAt))
-      .limit(limit + 1);
+    const rows = await this.#unexpiredAfter(address, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      items: page.map((row) => ({ ...row, ciphertext: toBase64(row.ciphertext) })),
-      nextCursor: rows.length > limit && last ? codec.encode(address, last.receivedAt) : null,
+      items: page.map((row) => ({
+        msgId: row.msg_id,
+        ciphertext: toBase64(row.ciphertext),
+        receivedAt: Number(row.received_at),
+        expiresAt: Number(row.expires_at),
+      })),
+      nextCursor:
+        rows.length > limit && last ? codec.encode(address, Number(last.received_at)) : null,
     };
   }
 
@@ -168,18 +178,13 @@ export class InboxStore {
   async envelopesSince(address: string, since: number, limit: number): Promise<BridgeEnvelope[]> {
     if (!Number.isSafeInteger(since)) throw new RangeError("since must be a safe integer");
     checkLimit(limit, MAX_BACKLOG_LIMIT);
-    const rows = await this.#db
-      .select({
-        from: inboxBlobs.sender,
-        ciphertext: inboxBlobs.ciphertext,
-        receivedAt: inboxBlobs.receivedAt,
-        msgId: inboxBlobs.msgId,
-      })
-      .from(inboxBlobs)
-      .where(this.#unexpiredAfter(address, since))
-      .orderBy(asc(inboxBlobs.receivedAt))
-      .limit(limit);
-    return rows.map(({ ciphertext, ...row }) => ({ ...row, bytes: toBase64(ciphertext) }));
+    const rows = await this.#unexpiredAfter(address, since, limit);
+    return rows.map((row) => ({
+      from: row.sender,
+      bytes: toBase64(row.ciphertext),
+      receivedAt: Number(row.received_at),
+      msgId: row.msg_id,
+    }));
   }
 
   /**
@@ -213,12 +218,14 @@ export class InboxStore {
     ]);
   }
 
-  #unexpiredAfter(address: string, after: number) {
-    return and(
-      eq(inboxBlobs.address, address),
-      gt(inboxBlobs.receivedAt, after),
-      gt(inboxBlobs.expiresAt, this.#options.now()),
-    );
+  /** Unexpired blobs with receivedAt > `after`, oldest first: what fetches and bridges read. */
+  #unexpiredAfter(address: string, after: number, limit: number): Promise<QueuedRow[]> {
+    return preparedRows<QueuedRow>(this.#db, UNEXPIRED_AFTER, [
+      address,
+      after,
+      this.#options.now(),
+      limit,
+    ]);
   }
 
   #cursorCodec(): Promise<CursorCodec> {
