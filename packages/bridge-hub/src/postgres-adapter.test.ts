@@ -48,6 +48,27 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it("wakes its own bridges at once, and once, for a deposit committed on its instance", async () => {
+    const a = await instance();
+    const b = await instance();
+    const sink = new RecordingSink();
+    const before = source.queries;
+    a.hub.openBridge({ address: "carol", since: 0, transport: "ws", sink });
+    await until(() => source.queries === before + 1);
+    source.deposit("carol", a.hub);
+    // Synchronous: the bridge is woken before the notification has left the instance.
+    expect(source.queries).toBe(before + 2);
+    await until(() => sink.received.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the notification comes back
+    const onB = new RecordingSink();
+    b.hub.openBridge({ address: "carol", since: 1001, transport: "sse", sink: onB });
+    source.deposit("carol", b.hub);
+    await until(() => sink.received.length === 2 && onB.received.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // A: open, own deposit, B's deposit; B: open, own deposit.
+    expect(source.queries).toBe(before + 5);
+  });
+
   it("reports a crossing once, from the instance that made it, and relays it everywhere", async () => {
     const a = await instance();
     const b = await instance();
@@ -134,7 +155,8 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     hubs.push(hub);
     const sink = new RecordingSink();
     hub.openBridge({ address: "erin", since: 0, transport: "sse", sink });
-    source.deposit("erin", hub);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    source.deposit("erin"); // committed on another instance, whose notification is lost
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(sink.received).toHaveLength(0);
     reconnects[0]?.();

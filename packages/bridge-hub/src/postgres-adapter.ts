@@ -32,6 +32,9 @@ export function postgresAdapter(
   const { db } = storage;
   const expirySeconds = (options.instanceExpiryMs ?? DEFAULT_INSTANCE_EXPIRY_MS) / 1000;
   let instanceId = randomUUID();
+  /** Tags this adapter's deposit notifications, which it hears back and must not act on twice. */
+  const origin = randomUUID();
+  let sink: AdapterSink | undefined;
   const unlisteners: Array<() => Promise<void>> = [];
 
   const register = async () => {
@@ -80,22 +83,25 @@ export function postgresAdapter(
   };
 
   return {
-    async start(sink: AdapterSink) {
+    async start(adapterSink: AdapterSink) {
+      sink = adapterSink;
       await register();
       for (const [channel, onPayload] of [
-        [DEPOSIT_CHANNEL, (address: string) => sink.deposit(address)],
-        [PRESENCE_CHANNEL, (payload: string) => relayPresence(sink, payload)],
+        [DEPOSIT_CHANNEL, (payload: string) => relayDeposit(adapterSink, origin, payload)],
+        [PRESENCE_CHANNEL, (payload: string) => relayPresence(adapterSink, payload)],
       ] as const) {
         let listens = 0;
         const onListen = () => {
-          if (listens++ > 0) sink.resync();
+          if (listens++ > 0) adapterSink.resync();
         };
         unlisteners.push(await storage.listen(channel, onPayload, onListen));
       }
     },
 
     async announceDeposit(address) {
-      await storage.notify(DEPOSIT_CHANNEL, address);
+      // This instance's bridges need not wait for the notification's round trip.
+      sink?.deposit(address);
+      await storage.notify(DEPOSIT_CHANNEL, `${origin} ${address}`);
     },
 
     syncPresence(address, bridges, at): Promise<PresenceSync> {
@@ -159,6 +165,7 @@ export function postgresAdapter(
     },
 
     async close() {
+      sink = undefined;
       for (const unlisten of unlisteners.splice(0)) await unlisten().catch(() => {});
       await db.delete(bridgeInstances).where(eq(bridgeInstances.instanceId, instanceId));
       const own = await db
@@ -178,6 +185,13 @@ async function totalBridges(tx: Executor, address: string): Promise<number> {
     .from(bridgePresence)
     .where(eq(bridgePresence.address, address));
   return Number(row?.total ?? 0);
+}
+
+/** Payload `<origin> <address>`; the announcing adapter has already told its own hub. */
+function relayDeposit(sink: AdapterSink, origin: string, payload: string): void {
+  const space = payload.indexOf(" ");
+  if (space === -1 || payload.slice(0, space) === origin) return;
+  sink.deposit(payload.slice(space + 1));
 }
 
 function relayPresence(sink: AdapterSink, payload: string): void {
