@@ -12,11 +12,11 @@ import {
   encodeBase64,
   signedBody,
 } from "@svc/canonical";
-import { loadConfig, type RunningServer, startServer } from "@svc/prekey-server";
 import WebSocket from "ws";
 import { createHttpClient, type HttpClient } from "./http-client.js";
 import { percentile } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
+import { type ServerProcess, startServerProcess } from "./server-process.js";
 import { ed25519PrivateKey, signBodyWith } from "./signer.js";
 import { type BenchRow, printTable } from "./table.js";
 
@@ -29,9 +29,8 @@ const IDLE_BRIDGES = Number(process.env.BENCH_IDLE_BRIDGES ?? 5000);
 /**
  * Bridges: deposit-to-delivery latency over SSE and WebSocket at a fixed deposit rate (one
  * instance on the embedded database; one and two instances on PostgreSQL when one is
- * configured), and the
- * resident memory per idle bridge, measured in a server process of its own beside a bare
- * node:http event-stream server holding as many connections.
+ * configured; every instance in a process of its own), and the resident memory per idle bridge,
+ * beside a bare node:http event-stream server holding as many connections.
  */
 export async function bridgesSuite(): Promise<void> {
   const latency: BenchRow[] = [];
@@ -74,17 +73,17 @@ export async function bridgesSuite(): Promise<void> {
 
 // ------------------------------------------------------------------ latency
 
-async function startInstance(databaseUrl?: string): Promise<RunningServer> {
+/** A prekey server in a process of its own, on the embedded database or on PostgreSQL. */
+async function startInstance(databaseUrl?: string): Promise<ServerProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-bridges-"));
   const env: Record<string, string> = {
-    SVC_PORT: "0",
     SVC_DATA_DIR: dataDir,
     SVC_LOG_LEVEL: "silent",
     SVC_KT: "off",
     SVC_RATE_LIMIT: "off",
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  return startServer(loadConfig(env));
+  return startServerProcess(env);
 }
 
 interface Party {
@@ -138,8 +137,8 @@ function bridgeUrl(base: string, kind: "stream" | "ws", owner: Party, address: s
 
 async function deliveryLatency(
   name: string,
-  depositTo: RunningServer,
-  deliverFrom: RunningServer,
+  depositTo: ServerProcess,
+  deliverFrom: ServerProcess,
   transport: "sse" | "ws",
 ): Promise<BenchRow> {
   const run = `${transport}-${Date.now().toString(36)}`;

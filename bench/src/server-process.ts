@@ -16,7 +16,7 @@ const CHILD = fileURLToPath(
 /**
  * Starts the prekey server in a process of its own, as it runs when deployed, so that the load
  * generator does not share its event loop. `env` is the server's configuration; without
- * DATABASE_URL it runs on an in-memory PGlite.
+ * DATABASE_URL or SVC_DATA_DIR it runs on an in-memory PGlite.
  */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const child: ChildProcess = fork(CHILD, [JSON.stringify(env)], { stdio: "inherit" });
