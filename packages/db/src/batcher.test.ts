@@ -17,31 +17,59 @@ function controlledRun() {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("createBatcher", () => {
-  it("runs a lone call at once, in a batch of its own", async () => {
+  it("runs a lone call after one turn of the event loop, in a batch of its own", async () => {
     const { run, batches, releases } = controlledRun();
     const call = createBatcher(run, { concurrency: 2, maxBatch: 8 });
     const answer = call(1);
+    expect(batches).toEqual([]);
+    await tick();
     expect(batches).toEqual([[1]]);
     releases[0]?.();
     await expect(answer).resolves.toBe(10);
   });
 
+  it("gathers the calls of one round of I/O even when run never yields to I/O", async () => {
+    const batches: number[][] = [];
+    const call = createBatcher(
+      async (inputs: number[]) => {
+        batches.push(inputs);
+        return inputs;
+      },
+      { concurrency: 1, maxBatch: 8 },
+    );
+    // Four callbacks of one loop phase, as requests read from four sockets would be.
+    const arriving = [1, 2, 3, 4].map(
+      (n) => new Promise((resolve) => setImmediate(() => resolve(call(n)))),
+    );
+    await expect(Promise.all(arriving)).resolves.toEqual([1, 2, 3, 4]);
+    expect(batches).toEqual([[1, 2, 3, 4]]);
+  });
+
   it("groups the calls that wait while every slot is busy, in arrival order", async () => {
     const { run, batches, releases } = controlledRun();
     const call = createBatcher(run, { concurrency: 1, maxBatch: 8 });
-    const answers = [1, 2, 3, 4].map(call);
+    const first = call(1);
+    await tick();
+    const answers = [2, 3, 4].map(call);
+    await tick();
     expect(batches).toEqual([[1]]);
     releases[0]?.();
     await tick();
     expect(batches).toEqual([[1], [2, 3, 4]]);
     releases[1]?.();
-    await expect(Promise.all(answers)).resolves.toEqual([10, 20, 30, 40]);
+    await expect(Promise.all([first, ...answers])).resolves.toEqual([10, 20, 30, 40]);
   });
 
   it("never runs more batches at once than its concurrency, nor more calls than maxBatch", async () => {
     const { run, batches, releases } = controlledRun();
     const call = createBatcher(run, { concurrency: 2, maxBatch: 3 });
-    const answers = Array.from({ length: 9 }, (_, i) => call(i));
+    const answers: Array<Promise<number>> = [];
+    for (let i = 0; i < 2; i++) {
+      answers.push(call(i));
+      await tick();
+    }
+    for (let i = 2; i < 9; i++) answers.push(call(i));
+    await tick();
     expect(batches).toEqual([[0], [1]]);
     releases[0]?.();
     await tick();
@@ -70,10 +98,9 @@ describe("createBatcher", () => {
       },
       { concurrency: 1, maxBatch: 8 },
     );
-    const first = call(1);
-    const second = call(2);
-    await expect(first).rejects.toThrow("statement failed");
-    await expect(second).resolves.toBe(2);
+    const failing = [call(1), call(2)];
+    for (const answer of failing) await expect(answer).rejects.toThrow("statement failed");
+    await expect(call(3)).resolves.toBe(3);
   });
 
   it("rejects a batch that answers the wrong number of results", async () => {

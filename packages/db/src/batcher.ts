@@ -8,8 +8,11 @@ export interface BatcherOptions {
 /**
  * Coalesces concurrent calls of `run` into batches, like a database's group commit: at most
  * `concurrency` batches run at once, and calls arriving while all of them are busy wait and leave
- * together (up to `maxBatch`) as soon as one finishes. A call under light load runs alone and at
- * once, so batching adds no latency; under heavy load one statement serves many calls.
+ * together (up to `maxBatch`) as soon as one finishes. A batch starts once the event loop has
+ * taken in the current round of I/O (setImmediate), so requests that arrived together leave
+ * together even where `run` never yields to I/O (PGlite runs its queries on this thread); a call
+ * under light load thus waits one turn of the loop, and under heavy load one statement serves
+ * many calls.
  *
  * `run` answers one output per input, in input order. When it throws, every call of that batch
  * rejects with the same error.
@@ -31,6 +34,7 @@ export function createBatcher<In, Out>(
   }
   let waiting: Waiting[] = [];
   let running = 0;
+  let scheduled = false;
 
   const start = () => {
     while (running < concurrency && waiting.length > 0) {
@@ -56,9 +60,17 @@ export function createBatcher<In, Out>(
     }
   };
 
+  const startAfterIo = () => {
+    scheduled = false;
+    start();
+  };
+
   return (input) =>
     new Promise<Out>((resolve, reject) => {
       waiting.push({ input, resolve, reject });
-      start();
+      if (!scheduled && running < concurrency) {
+        scheduled = true;
+        setImmediate(startAfterIo);
+      }
     });
 }
