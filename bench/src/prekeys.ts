@@ -11,15 +11,15 @@ import { createHttpClient } from "./http-client.js";
 import { KeysClient, prekeys } from "./keys-client.js";
 import { type LoadResult, median, rate, runLoad } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
+import { startServerProcess } from "./server-process.js";
 import { type BenchRow, printTable } from "./table.js";
 
 const CONCURRENCY = 50;
-const DURATION_MS = 2500;
+const DURATION_MS = 5000;
 /** Rounds the bundle and pop rows alternate over (DURATION_MS in all for each row). */
 const ROUNDS = 5;
 const POOL_SIZE = 10;
-/** Queues filled before the fetch rows, so that every measured fetch pops a one-time prekey. */
-const ADDRESSES = 40;
+/** Per queue; storageRows fills enough queues that every measured fetch pops a one-time prekey. */
 const KEYS_PER_ADDRESS = 1000;
 
 /**
@@ -27,16 +27,25 @@ const KEYS_PER_ADDRESS = 1000;
  * driver, same pool), registers carrying 100 one-time prekeys, and Ed25519 verification speed.
  */
 export async function prekeysSuite(): Promise<void> {
+  // PGlite lives inside one process, so there the server shares the bench's event loop.
+  const pglite = await openStorage({});
+  const server = await startServer(loadConfig({ ...SERVER_ENV, SVC_PORT: "0" }), {
+    storage: pglite,
+  });
   printTable(
-    "prekeys: bundle fetch and register, PGlite",
-    await storageRows(await openStorage({})),
+    "prekeys: bundle fetch and register, PGlite (server in this process)",
+    await storageRows(server.url, pglite, 40).finally(() => server.stop()),
   );
   const url = benchDatabaseUrl();
   if (url) {
     const database = await createTestDatabase(url);
     try {
+      const child = await startServerProcess({ ...SERVER_ENV, DATABASE_URL: database.url });
       const storage = await openStorage({ databaseUrl: database.url, poolSize: POOL_SIZE });
-      printTable("prekeys: bundle fetch and register, PostgreSQL", await storageRows(storage));
+      printTable(
+        "prekeys: bundle fetch and register, PostgreSQL (server in its own process)",
+        await storageRows(child.url, storage, 200).finally(() => child.stop()),
+      );
     } finally {
       await database.drop();
     }
@@ -46,32 +55,35 @@ export async function prekeysSuite(): Promise<void> {
   printTable("prekeys: Ed25519 verification of a register body", verificationRows());
 }
 
-async function storageRows(storage: Storage): Promise<BenchRow[]> {
-  const config = loadConfig({
-    SVC_PORT: "0",
-    SVC_RATE_LIMIT: "off",
-    SVC_LOG_LEVEL: "silent",
-    SVC_KT: "off",
-    SVC_INBOX: "off",
-  });
-  const server = await startServer(config, { storage });
+const SERVER_ENV = {
+  SVC_RATE_LIMIT: "off",
+  SVC_LOG_LEVEL: "silent",
+  SVC_KT: "off",
+  SVC_INBOX: "off",
+};
+
+/**
+ * Rows for the server at `url`; the raw pop runs on `storage`, a pool of the same driver and size
+ * on the server's database.
+ */
+async function storageRows(url: string, storage: Storage, addresses: number): Promise<BenchRow[]> {
   try {
-    const client = new KeysClient(server.url);
-    const fetchAddresses = await client.fillQueues("fetch", ADDRESSES, KEYS_PER_ADDRESS);
-    const popAddresses = await client.fillQueues("pop", ADDRESSES, KEYS_PER_ADDRESS);
+    const client = new KeysClient(url);
+    const fetchAddresses = await client.fillQueues("fetch", addresses, KEYS_PER_ADDRESS);
+    const popAddresses = await client.fillQueues("pop", addresses, KEYS_PER_ADDRESS);
 
     let fetched = 0;
     let withPrekey = 0;
-    const http = createHttpClient(server.url, CONCURRENCY);
+    const http = createHttpClient(url, CONCURRENCY);
     const fetchBundle = async (worker: number) => {
-      const address = fetchAddresses[(worker + fetched++) % ADDRESSES];
+      const address = fetchAddresses[(worker + fetched++) % addresses];
       const res = await http.get(`/v1/keys/bundle/${address}`);
       if (res.status !== 200) throw new Error(`bundle fetch answered ${res.status}`);
       if ("oneTimePreKey" in (JSON.parse(res.body) as object)) withPrekey++;
     };
     const pop = rawPop(storage);
     let popped = 0;
-    const popOne = (worker: number) => pop(popAddresses[(worker + popped++) % ADDRESSES] ?? "");
+    const popOne = (worker: number) => pop(popAddresses[(worker + popped++) % addresses] ?? "");
     // The two rows alternate over several short rounds and each reports its median round, so a
     // drift in the machine's speed (large on a shared two-core VM) cannot favour either row.
     const bundleRounds: LoadResult[] = [];
@@ -117,7 +129,6 @@ async function storageRows(storage: Storage): Promise<BenchRow[]> {
       },
     ];
   } finally {
-    await server.stop();
     await storage.close();
   }
 }
