@@ -85,7 +85,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     if (apiError.status >= 500) {
       services.logger.error("unhandled error", {
         requestId: c.get("requestId"),
-        error: error instanceof Error ? error.name : "unknown",
+        ...describeError(error),
       });
     }
     return c.json(apiError.body(), apiError.status, apiError.headers);
@@ -113,6 +113,18 @@ function routePattern(c: Parameters<typeof matchedRoutes>[0]): string {
 }
 
 /** Maps anything a route threw to the ErrorResponse it answers with; never leaks internals. */
+/**
+ * What an operator needs to act on a 500: the error's kind, its message and PostgreSQL's SQLSTATE.
+ * Never the request, nor PostgreSQL's `detail`, which quotes row values.
+ */
+function describeError(error: unknown): Record<string, string> {
+  if (!(error instanceof Error)) return { error: "unknown" };
+  const described: Record<string, string> = { error: error.name, reason: error.message };
+  const sqlState = (error as { code?: unknown }).code;
+  if (typeof sqlState === "string") described.sqlState = sqlState;
+  return described;
+}
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof CanonicalError) {

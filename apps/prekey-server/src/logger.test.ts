@@ -34,4 +34,29 @@ describe("logger", () => {
     expect(typeof entry.durationMs).toBe("number");
     expect(lines.join("\n")).not.toContain(secret);
   });
+
+  it("logs why a request failed with 500, but not the row values PostgreSQL quotes", async () => {
+    const lines: string[] = [];
+    const { app } = await createTestApp(
+      {},
+      { logger: createLogger("error", (l) => lines.push(l)) },
+    );
+    app.get("/fails", () => {
+      const error = new Error("deadlock detected");
+      throw Object.assign(error, { code: "40P01", detail: "Key (address)=(alice) is locked" });
+    });
+    const res = await app.request("/fails", { headers: { "x-request-id": "req-2" } });
+    expect(res.status).toBe(500);
+    expect((await res.json()).code).toBe("SVC_INTERNAL");
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        message: "unhandled error",
+        requestId: "req-2",
+        error: "Error",
+        reason: "deadlock detected",
+        sqlState: "40P01",
+      }),
+    ]);
+    expect(lines.join("\n")).not.toContain("alice");
+  });
 });
