@@ -3,7 +3,7 @@ import { createTestStorage } from "@svc/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPrekeyDirectory, type PrekeyDirectory } from "./directory.js";
 import { PrekeyError } from "./errors.js";
-import { oneTimePreKeys, registration } from "./test-support/identities.js";
+import { oneTimePreKeys, registration, seed } from "./test-support/identities.js";
 
 let storage: Storage;
 let directory: PrekeyDirectory;
@@ -151,6 +151,33 @@ describe("prekey directory", () => {
     expect(await directory.countPrekeys("alice")).toBe(1000);
   });
 
+  it("registers and fills many queues at once", async () => {
+    // Every write is a transaction; 100 at once outnumber the pool's connections many times.
+    const addresses = range(0, 100).map((n) => `user-${n}`);
+    const reg = registration("anyone", "a");
+    const prekeys = (address: string, from: number) =>
+      range(from, from + 100).map((keyId) => ({ keyId, publicKey: seed(address, keyId) }));
+    await Promise.all(
+      addresses.map(async (address) => {
+        await directory.registerIdentity(
+          { ...reg, address, oneTimePreKeys: prekeys(address, 0) },
+          1000,
+        );
+        for (let from = 100; from < 500; from += 100) {
+          // As the routes do: a lookup outside a transaction, then the write.
+          await directory.findIdentity(address);
+          await directory.appendOneTimePrekeys(
+            address,
+            reg.identitySigningKey,
+            prekeys(address, from),
+          );
+        }
+      }),
+    );
+    const counts = await Promise.all(addresses.map((a) => directory.countPrekeys(a)));
+    expect(counts).toEqual(addresses.map(() => 500));
+  });
+
   it("deletes identity and queue only for the current signing key", async () => {
     const reg = registration("alice", "a", [1, 2]);
     await directory.registerIdentity(reg, 1000);
@@ -185,7 +212,7 @@ describe("prekey directory", () => {
     const batched = createPrekeyDirectory(storage.db, { fetchConcurrency: 1 });
     await batched.registerIdentity(registration("alice", "a", [7, 3, 5]), 1000);
     await batched.registerIdentity(registration("bob", "b", [1]), 1000);
-    // The first fetch runs alone; the other six wait for it and go as one statement.
+    // The seven fetches arrive in one turn of the event loop and go as one statement.
     const order = ["alice", "bob", "alice", "nobody", "bob", "alice", "alice"];
     const bundles = await Promise.all(order.map((address) => batched.fetchBundle(address)));
     expect(bundles.map((b) => b?.oneTimePreKey?.keyId ?? (b ? "none" : "unregistered"))).toEqual([
