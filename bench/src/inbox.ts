@@ -74,12 +74,14 @@ async function benchBackend(
     const recipients = Array.from({ length: RECIPIENTS }, (_, i) => party(`recipient-${i}`));
     await withClient(async (http) => {
       for (const [i, recipient] of recipients.entries()) {
-        const body = signed("POST", "/v1/inbox/register", recipient, {
-          address: `bench-${i}`,
-          signingPublicKey: recipient.publicKey,
-        });
-        const res = await http.post("/v1/inbox/register", JSON.stringify(body));
-        if (res.status !== 200) throw new Error(`register answered ${res.status}`);
+        for (const size of SIZES) {
+          const body = signed("POST", "/v1/inbox/register", recipient, {
+            address: `bench-${size.bytes}-${i}`,
+            signingPublicKey: recipient.publicKey,
+          });
+          const res = await http.post("/v1/inbox/register", JSON.stringify(body));
+          if (res.status !== 200) throw new Error(`register answered ${res.status}`);
+        }
       }
     });
     await storage.db
@@ -96,7 +98,7 @@ async function benchBackend(
       const deposits: LoadResult[] = [];
       for (let round = 0; round < ROUNDS; round++) {
         const bodies = Array.from({ length: perRound }, (_, n) => {
-          const address = `bench-${n % RECIPIENTS}`;
+          const address = `bench-${size.bytes}-${n % RECIPIENTS}`;
           const bytes = blob(size.bytes, sequence++);
           const path = `/v1/inbox/${address}`;
           const body = signed("POST", path, sender, {
@@ -170,7 +172,7 @@ async function benchBackend(
       const selects: LoadResult[] = [];
       const fetches: LoadResult[] = [];
       const fetchBodies = recipients.map((recipient, i) => {
-        const path = `/v1/inbox/bench-${i}/fetch`;
+        const path = `/v1/inbox/bench-${size.bytes}-${i}/fetch`;
         return {
           path,
           text: JSON.stringify(signed("POST", path, recipient, { limit: FETCH_LIMIT })),
@@ -205,7 +207,7 @@ async function benchBackend(
         { name: selectName, ...median(selects) },
         { name: `fetch ${size.label} (HTTP, blobs)`, ...median(fetches), baseline: selectName },
       );
-      await storage.db.delete(inboxBlobs);
+      await storage.db.delete(inboxBlobs); // the baseline's (each size has its own recipients)
     }
     printTable(
       `inbox relay on ${backend}, ${CONCURRENCY} concurrent clients, server in its own process`,
@@ -278,7 +280,10 @@ async function runFor(
     Array.from({ length: CONCURRENCY }, async (_, worker) => {
       while (performance.now() < deadline) {
         const start = performance.now();
-        items += await operation(worker);
+        // Not `items += await ...`: that reads `items` before the await and loses the other
+        // workers' additions.
+        const done = await operation(worker);
+        items += done;
         latencies.push(performance.now() - start);
       }
     }),
