@@ -34,7 +34,7 @@ export async function prekeysSuite(): Promise<void> {
   });
   printTable(
     "prekeys: bundle fetch and register, PGlite (server in this process)",
-    await storageRows(server.url, pglite, 120).finally(() => server.stop()),
+    await storageRows(server.url, pglite, 160).finally(() => server.stop()),
   );
   const url = benchDatabaseUrl();
   if (url) {
