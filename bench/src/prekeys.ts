@@ -41,11 +41,15 @@ export async function prekeysSuite(): Promise<void> {
     const database = await createTestDatabase(url);
     try {
       const child = await startServerProcess({ ...SERVER_ENV, DATABASE_URL: database.url });
-      const storage = await openStorage({ databaseUrl: database.url, poolSize: POOL_SIZE });
-      printTable(
-        "prekeys: bundle fetch and register, PostgreSQL (server in its own process)",
-        await storageRows(child.url, storage, 200).finally(() => child.stop()),
-      );
+      try {
+        const storage = await openStorage({ databaseUrl: database.url, poolSize: POOL_SIZE });
+        printTable(
+          "prekeys: bundle fetch and register, PostgreSQL (server in its own process)",
+          await storageRows(child.url, storage, 200),
+        );
+      } finally {
+        await child.stop();
+      }
     } finally {
       await database.drop();
     }

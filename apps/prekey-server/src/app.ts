@@ -112,7 +112,6 @@ function routePattern(c: Parameters<typeof matchedRoutes>[0]): string {
   return handlers.at(-1)?.path ?? "unmatched";
 }
 
-/** Maps anything a route threw to the ErrorResponse it answers with; never leaks internals. */
 /**
  * What an operator needs to act on a 500: the error's kind, its message and PostgreSQL's SQLSTATE.
  * Never the request, nor PostgreSQL's `detail`, which quotes row values.
@@ -125,6 +124,7 @@ function describeError(error: unknown): Record<string, string> {
   return described;
 }
 
+/** Maps anything a route threw to the ErrorResponse it answers with; never leaks internals. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof CanonicalError) {
