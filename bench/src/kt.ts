@@ -203,9 +203,9 @@ async function bundleProofLatency(backend: string, storage: Storage): Promise<vo
 }
 
 /**
- * Seeding 10^6 leaves through the log would take hours here (256 map hashes per change), so the
- * subtree table is filled by SQL with synthetic hashes: the proof path reads real row counts and
- * indexes, the hashes themselves are meaningless.
+ * Seeding 10^6 leaves through the log would take over ten minutes here, so the subtree table is
+ * filled by SQL with synthetic hashes: the proof path reads real row counts and indexes, the
+ * hashes themselves are meaningless.
  */
 async function millionLeafConsistency(url: string): Promise<void> {
   const storage = await openStorage({ databaseUrl: url, poolSize: 4 });

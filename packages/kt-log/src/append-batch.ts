@@ -3,13 +3,15 @@ import { encodeLeaf, type KtLeaf, type SignedTreeHead } from "@svc/kt-verify";
 import {
   CompactRange,
   leafHash,
+  type MapRow,
   mapKey,
   mapNodeKey,
+  planMapUpdate,
   rootNodes,
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
-import { type MapRow, planMapUpdate, readRowsFor } from "./index-map-rows.js";
+import { readRowsFor } from "./index-map-rows.js";
 import {
   type AppendRows,
   lockSequencer,

@@ -1,6 +1,4 @@
 export type { Appended, KtChange } from "./append-batch.js";
 export { KtLogError, type KtLogErrorCode } from "./errors.js";
-export { IndexMapReplica } from "./index-map-replica.js";
-export type { MapRow } from "./index-map-rows.js";
 export { KtLog, type KtLogOptions, MAX_LEAVES_PER_READ } from "./kt-log.js";
 export { createSthSigner, type SthSigner } from "./signer.js";

@@ -1,5 +1,5 @@
 import { portableEd25519 } from "@svc/canonical";
-import { ktLeaves, openStorage, type Storage } from "@svc/db";
+import { ktLeaves, ktLog, openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, createTestStorage, hasTestPostgres } from "@svc/db/testing";
 import { type KtClaim, type SignedTreeHead, sthMessage, verifyKtProofBody } from "@svc/kt-verify";
 import {
@@ -169,6 +169,31 @@ describe("KtLog", () => {
     }
   });
 
+  it("proves many addresses at once while the log grows, each proof under its own STH", async () => {
+    const log = await KtLog.open({ storage: await storage(), signer });
+    for (let i = 0; i < 10; i++) await log.append(identityChange(`p${i}`, i));
+    await log.append({ kind: "tombstone", address: "p3" });
+    const asked = Array.from({ length: 60 }, (_, i) => `p${i % 14}`);
+    const [proofs] = await Promise.all([
+      Promise.all(asked.map((address) => log.proofFor(address))),
+      log.append(identityChange("p12", 12)),
+    ]);
+    for (const [i, proof] of proofs.entries()) {
+      const n = i % 14;
+      const size = proof.sth.treeSize;
+      expect(await log.sthAt(size)).toMatchObject({ indexRoot: proof.sth.indexRoot });
+      const claim: KtClaim =
+        n === 3
+          ? { type: "tombstone" }
+          : n < 10 || (n === 12 && size === 12)
+            ? live(n)
+            : { type: "absence" };
+      expect(verifyKtProofBody(`p${n}`, proof, claim).type).toBe(claim.type);
+    }
+    // Asked after the append answered, every proof shows it.
+    expect((await log.proofFor("p12")).body).toMatchObject({ type: "inclusion", leafIndex: 11 });
+  });
+
   it("survives a restart and refuses a database signed by another key", async () => {
     const db = await storage();
     const first = await KtLog.open({ storage: db, signer });
@@ -184,6 +209,15 @@ describe("KtLog", () => {
     expect(sth.rootHash).toEqual(tree.root());
     await expect(KtLog.open({ storage: db, signer: createSthSigner(key32(43)) })).rejects.toThrow(
       /another signing key/,
+    );
+  });
+
+  it("refuses a log whose index map an earlier build hashed another way", async () => {
+    const db = await storage();
+    await (await KtLog.open({ storage: db, signer })).append(identityChange("alice", 1));
+    await db.db.update(ktLog).set({ indexMapFormat: 1 });
+    await expect(KtLog.open({ storage: db, signer })).rejects.toThrow(
+      /index map in format 1 .* this build writes format 2/,
     );
   });
 

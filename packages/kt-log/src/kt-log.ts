@@ -1,4 +1,4 @@
-import type { Storage } from "@svc/db";
+import { createBatcher, type Storage } from "@svc/db";
 import { encodeLeaf, type KtLeaf, type KtProof, type SignedTreeHead } from "@svc/kt-verify";
 import {
   assembleProof,
@@ -7,27 +7,30 @@ import {
   emptyRoot,
   equalBytes,
   inclusionProofPlan,
+  type MapRows,
   mapKey,
   mapNodeKey,
   mapNodePrefix,
+  mapProofFromRows,
+  mapRowCoords,
   proofPlanNodes,
-  type SubtreeCoord,
 } from "@svc/merkle";
 import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
 import { KtLogError } from "./errors.js";
-import { mapProofFromRows, mapRowCoords, readRowsFor, SHALLOW_DEPTH } from "./index-map-rows.js";
+import { distinct, readRowsFor, SHALLOW_DEPTH } from "./index-map-rows.js";
 import {
   insertLogIdentity,
   insertSth,
   lockSequencer,
-  type ProofState,
   readLatestLeaf,
+  readLatestSth,
   readLeaves,
   readLogIdentity,
   readMapRows,
   readProofState,
   readSth,
   readSubtrees,
+  type StoredLeaf,
   updateSth,
 } from "./log-store.js";
 import { ProofCache } from "./proof-cache.js";
@@ -49,6 +52,15 @@ export interface KtLogOptions {
 
 /** Leaves per GET /v1/kt/leaves answer. */
 export const MAX_LEAVES_PER_READ = 1000;
+
+/**
+ * The index map's hashing (packages/merkle/src/index-map.md), recorded with the log: 2 = the
+ * compressed map; 1 = the uncompressed 256-level map of development builds before it.
+ */
+export const INDEX_MAP_FORMAT = 2;
+
+/** Most proofs made from one set of reads. */
+const PROOFS_PER_BATCH = 64;
 
 const LEAF_KIND_OFFSET = 15;
 const TOMBSTONE = 2;
@@ -73,6 +85,7 @@ export class KtLog {
   readonly #leavesPerRead: number;
   readonly #pending: Pending[] = [];
   readonly #proofs: ProofCache;
+  readonly #prove: (address: string) => Promise<KtProof>;
   #draining = false;
   #edge: RightEdge | undefined;
 
@@ -84,6 +97,10 @@ export class KtLog {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#leavesPerRead = options.leavesPerRead ?? MAX_LEAVES_PER_READ;
     this.#proofs = new ProofCache(options.cachedProofs ?? 10_000);
+    this.#prove = createBatcher((addresses: string[]) => this.#proveBatch(addresses), {
+      concurrency: this.#storage.batchConcurrency,
+      maxBatch: PROOFS_PER_BATCH,
+    });
     for (const [name, value] of [
       ["maxBatch", this.#maxBatch],
       ["leavesPerRead", this.#leavesPerRead],
@@ -107,7 +124,7 @@ export class KtLog {
       if (stored === undefined) {
         await insertLogIdentity(
           tx,
-          { logId: signer.logId, publicKey: signer.publicKey },
+          { logId: signer.logId, publicKey: signer.publicKey, indexMapFormat: INDEX_MAP_FORMAT },
           log.#now(),
         );
       } else if (!equalBytes(stored.logId, signer.logId)) {
@@ -116,6 +133,13 @@ export class KtLog {
           "this database's key-transparency log was created with another signing key " +
             `(logId ${Buffer.from(stored.logId).toString("base64")}); every instance must use ` +
             "the same SVC_KT_SIGNING_KEY",
+        );
+      } else if (stored.indexMapFormat !== INDEX_MAP_FORMAT) {
+        throw new KtLogError(
+          "SVC_INTERNAL",
+          `this database's key-transparency log hashes its index map in format ${stored.indexMapFormat} ` +
+            `(a development build); this build writes format ${INDEX_MAP_FORMAT} and cannot extend ` +
+            "it: start on a new database, or empty its kt_* tables (docs/operations.md)",
         );
       }
       if ((await readSth(tx, signer.logId, 0)) !== undefined) return undefined;
@@ -198,29 +222,64 @@ export class KtLog {
 
   /**
    * The proof for `address` under the latest STH, read from one snapshot: inclusion of its
-   * latest leaf (an identity or a tombstone), or absence from the index.
+   * latest leaf (an identity or a tombstone), or absence from the index. Concurrent calls share
+   * their reads (createBatcher): each batch's reads start after all of its calls arrived, so a
+   * proof always reflects every change committed before it was asked for.
    */
-  async proofFor(address: string): Promise<KtProof> {
-    // The cheap read first: while no change has grown the log, the body made earlier still holds.
-    const latest = await readSth(this.#storage.db, this.#signer.logId);
-    const cached = latest && this.#proofs.get(address, latest.treeSize);
-    if (latest && cached) return { sth: latest, body: cached };
+  proofFor(address: string): Promise<KtProof> {
+    return this.#prove(address);
+  }
 
-    const key = mapKey(address);
+  async #proveBatch(addresses: string[]): Promise<KtProof[]> {
+    // The cheap read first: while no change has grown the log, the bodies made earlier still hold.
+    const latest = await readLatestSth(this.#storage.db, this.#signer.logId);
+    if (latest === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+    const proofs = addresses.map((address): KtProof | undefined => {
+      const body = this.#proofs.get(address, latest.treeSize);
+      return body && { sth: latest, body };
+    });
+    const missing = addresses.filter((_, i) => proofs[i] === undefined);
+    if (missing.length === 0) return proofs as KtProof[];
+    const made = await this.#makeProofs(missing);
+    for (const [i, proof] of made.entries()) {
+      this.#proofs.set(missing[i] as string, proof.sth.treeSize, proof.body);
+    }
+    return proofs.map((proof) => proof ?? (made.shift() as KtProof));
+  }
+
+  /** Proofs for `addresses` made afresh, all under the STH of one snapshot. */
+  async #makeProofs(addresses: string[]): Promise<KtProof[]> {
+    const db = this.#storage.db;
+    const keys = addresses.map(mapKey);
     const state = await readProofState(
-      this.#storage.db,
+      db,
       this.#signer.logId,
-      address,
-      mapRowCoords(key, 0, SHALLOW_DEPTH),
+      addresses,
+      distinct(keys.flatMap((key) => mapRowCoords(key, 0, SHALLOW_DEPTH))),
     );
-    // Paths deeper than SHALLOW_DEPTH (two keys sharing 64 leading bits) need a second map read
-    // from the same snapshot.
-    const deep = state.mapRows.has(mapNodeKey(SHALLOW_DEPTH, mapNodePrefix(key, SHALLOW_DEPTH)));
-    const proof = deep
-      ? await this.#proofInOneSnapshot(address)
-      : await this.#assembleProof(key, state, (coords) => readSubtrees(this.#storage.db, coords));
-    this.#proofs.set(address, proof.sth.treeSize, proof.body);
-    return proof;
+    const { sth, leaves, mapRows } = state;
+    if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+    // Subtree hashes may be read afterwards and outside the snapshot: the nodes a proof at the
+    // STH's size needs are complete subtrees, never rewritten.
+    const plans = addresses.map((_, i) => {
+      const leaf = leaves.get(i);
+      return leaf && inclusionProofPlan(leaf.leafIndex, sth.treeSize);
+    });
+    const nodes = await readSubtrees(
+      db,
+      plans.flatMap((plan) => (plan ? proofPlanNodes(plan) : [])),
+    );
+    return Promise.all(
+      addresses.map((address, i) => {
+        const key = keys[i] as Uint8Array;
+        // Paths deeper than SHALLOW_DEPTH (two keys sharing 64 leading bits) need a second map
+        // read from the same snapshot.
+        if (mapRows.has(mapNodeKey(SHALLOW_DEPTH, mapNodePrefix(key, SHALLOW_DEPTH)))) {
+          return this.#proofInOneSnapshot(address);
+        }
+        return proofFrom(key, sth, leaves.get(i), mapRows, nodes);
+      }),
+    );
   }
 
   #proofInOneSnapshot(address: string): Promise<KtProof> {
@@ -228,41 +287,15 @@ export class KtLog {
       async (tx) => {
         const key = mapKey(address);
         const sth = await readSth(tx, this.#signer.logId);
-        const leaf = sth && (await readLatestLeaf(tx, address, sth.treeSize));
+        if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+        const leaf = await readLatestLeaf(tx, address, sth.treeSize);
         const mapRows = await readRowsFor([key], (coords) => readMapRows(tx, coords));
-        return this.#assembleProof(key, { sth, leaf, mapRows }, (coords) =>
-          readSubtrees(tx, coords),
-        );
+        const plan = leaf && inclusionProofPlan(leaf.leafIndex, sth.treeSize);
+        const nodes = await readSubtrees(tx, plan ? proofPlanNodes(plan) : []);
+        return proofFrom(key, sth, leaf, mapRows, nodes);
       },
       { isolationLevel: "repeatable read", accessMode: "read only" },
     );
-  }
-
-  /**
-   * The proof from what was read. Subtree hashes may be read afterwards and outside the snapshot:
-   * the nodes a proof at the STH's size needs are complete subtrees, never rewritten.
-   */
-  async #assembleProof(
-    key: Uint8Array,
-    { sth, leaf, mapRows }: ProofState,
-    readNodes: (coords: SubtreeCoord[]) => Promise<Map<string, Uint8Array>>,
-  ): Promise<KtProof> {
-    if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
-    const indexProof = mapProofFromRows(key, mapRows);
-    if (leaf === undefined) return { sth, body: { type: "absence", indexProof } };
-    const plan = inclusionProofPlan(leaf.leafIndex, sth.treeSize);
-    const auditPath = assembleProof(plan, await readNodes(proofPlanNodes(plan)));
-    const tombstone = leaf.leaf[LEAF_KIND_OFFSET] === TOMBSTONE;
-    return {
-      sth,
-      body: {
-        type: tombstone ? "tombstone" : "inclusion",
-        leaf: leaf.leaf,
-        leafIndex: leaf.leafIndex,
-        auditPath,
-        indexProof,
-      },
-    };
   }
 
   /**
@@ -311,6 +344,30 @@ export class KtLog {
       this.#draining = false;
     }
   }
+}
+
+/** The proof for `key` from what was read: its latest leaf under `sth`, map rows, subtree hashes. */
+function proofFrom(
+  key: Uint8Array,
+  sth: SignedTreeHead,
+  leaf: StoredLeaf | undefined,
+  mapRows: MapRows,
+  nodes: Map<string, Uint8Array>,
+): KtProof {
+  const indexProof = mapProofFromRows(key, mapRows);
+  if (leaf === undefined) return { sth, body: { type: "absence", indexProof } };
+  const auditPath = assembleProof(inclusionProofPlan(leaf.leafIndex, sth.treeSize), nodes);
+  const tombstone = leaf.leaf[LEAF_KIND_OFFSET] === TOMBSTONE;
+  return {
+    sth,
+    body: {
+      type: tombstone ? "tombstone" : "inclusion",
+      leaf: leaf.leaf,
+      leafIndex: leaf.leafIndex,
+      auditPath,
+      indexProof,
+    },
+  };
 }
 
 function badRequest(message: string): KtLogError {

@@ -11,13 +11,13 @@ import {
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
+  type MapRow,
   mapNodeKey,
   type SubtreeCoord,
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
 import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
-import type { MapRow } from "./index-map-rows.js";
 
 /**
  * The log's SQL, one function per statement. Lists of rows travel as a few array parameters
@@ -35,14 +35,19 @@ export async function lockSequencer(db: Database): Promise<void> {
 export interface StoredLogIdentity {
   logId: Uint8Array;
   publicKey: Uint8Array;
+  indexMapFormat: number;
 }
 
 export async function readLogIdentity(db: Database): Promise<StoredLogIdentity | undefined> {
   const [row] = await db
-    .select({ logId: ktLog.logId, publicKey: ktLog.publicKey })
+    .select({
+      logId: ktLog.logId,
+      publicKey: ktLog.publicKey,
+      indexMapFormat: ktLog.indexMapFormat,
+    })
     .from(ktLog)
     .where(eq(ktLog.id, 1));
-  return row && { logId: bytes(row.logId), publicKey: bytes(row.publicKey) };
+  return row && { ...row, logId: bytes(row.logId), publicKey: bytes(row.publicKey) };
 }
 
 export async function insertLogIdentity(
@@ -228,37 +233,66 @@ function bytes(value: Uint8Array): Uint8Array {
     : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
 }
 
-/** What a proof reads besides the (immutable) subtree hashes, as of one snapshot. */
+const LATEST_STH = `
+  select tree_size, timestamp_ms, root_hash, index_root, signature
+  from kt_sths order by tree_size desc limit 1`;
+
+interface SthRow {
+  tree_size: number | string;
+  timestamp_ms: number | string;
+  root_hash: Uint8Array;
+  index_root: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** The latest STH by a prepared statement (not inside a transaction). */
+export async function readLatestSth(
+  db: Database,
+  logId: Uint8Array,
+): Promise<SignedTreeHead | undefined> {
+  const [row] = await preparedRows<SthRow>(db, LATEST_STH, []);
+  return (
+    row && {
+      treeSize: Number(row.tree_size),
+      timestampMs: Number(row.timestamp_ms),
+      rootHash: bytes(row.root_hash),
+      indexRoot: bytes(row.index_root),
+      logId,
+      signature: bytes(row.signature),
+    }
+  );
+}
+
+/** What proofs read besides the (immutable) subtree hashes, as of one snapshot. */
 export interface ProofState {
   sth: SignedTreeHead | undefined;
-  /** The address's latest leaf under `sth`. */
-  leaf: StoredLeaf | undefined;
+  /** Each address's latest leaf under `sth`, by the address's position in the request. */
+  leaves: Map<number, StoredLeaf>;
   mapRows: Map<string, MapRow>;
 }
 
 const PROOF_STATE = `
-  with sth as (
-    select tree_size, timestamp_ms, root_hash, index_root, signature
-    from kt_sths order by tree_size desc limit 1
-  )
-  select 'sth' as kind, tree_size as n, timestamp_ms as m, root_hash as a, index_root as b,
-    signature as c, null::bytea as d
+  with sth as (${LATEST_STH})
+  select 'sth' as kind, null::int as i, tree_size as n, timestamp_ms as m, root_hash as a,
+    index_root as b, signature as c, null::bytea as d
   from sth
   union all
-  select 'leaf', leaf_index, null, leaf, null, null, null
-  from (
+  select 'leaf', q.i, latest.leaf_index, null, latest.leaf, null, null, null
+  from unnest($1::text[]) with ordinality as q(address, i)
+  cross join lateral (
     select leaf_index, leaf from kt_leaves
-    where address = $1 and leaf_index < (select tree_size from sth)
+    where address = q.address and leaf_index < (select tree_size from sth)
     order by leaf_index desc limit 1
   ) latest
   union all
-  select 'map', depth, null, prefix, hash, leaf_key, leaf_value
+  select 'map', null, depth, null, prefix, hash, leaf_key, leaf_value
   from kt_map_nodes
   where (depth, prefix) in (
     select d, decode(p, 'hex') from unnest($2::smallint[], $3::text[]) as q(d, p))`;
 
 interface ProofStateRow {
   kind: "sth" | "leaf" | "map";
+  i: number | string | null;
   n: number | string;
   m: number | string | null;
   a: Uint8Array;
@@ -268,22 +302,22 @@ interface ProofStateRow {
 }
 
 /**
- * The latest STH, the address's latest leaf under it and the index-map rows at `coords`, in one
- * statement: one round trip, and a single snapshot in which the map rows are those the STH's
- * indexRoot commits to (an append writes both in one transaction).
+ * The latest STH, the latest leaf under it of each of `addresses` and the index-map rows at
+ * `coords`, in one statement: one round trip, and a single snapshot in which the map rows are
+ * those the STH's indexRoot commits to (an append writes both in one transaction).
  */
 export async function readProofState(
   db: Database,
   logId: Uint8Array,
-  address: string,
+  addresses: readonly string[],
   coords: readonly MapNodeCoord[],
 ): Promise<ProofState> {
   const rows = await preparedRows<ProofStateRow>(db, PROOF_STATE, [
-    address,
+    addresses,
     coords.map((c) => c.depth),
     coords.map((c) => bytesToHex(c.prefix)),
   ]);
-  const state: ProofState = { sth: undefined, leaf: undefined, mapRows: new Map() };
+  const state: ProofState = { sth: undefined, leaves: new Map(), mapRows: new Map() };
   for (const row of rows) {
     if (row.kind === "sth") {
       state.sth = {
@@ -295,7 +329,8 @@ export async function readProofState(
         signature: bytes(row.c as Uint8Array),
       };
     } else if (row.kind === "leaf") {
-      state.leaf = { leafIndex: Number(row.n), leaf: bytes(row.a) };
+      // `with ordinality` counts from 1.
+      state.leaves.set(Number(row.i) - 1, { leafIndex: Number(row.n), leaf: bytes(row.a) });
     } else {
       const prefix = bytes(row.a);
       const depth = Number(row.n);

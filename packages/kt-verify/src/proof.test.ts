@@ -161,24 +161,38 @@ describe("verifyKtProofBody", () => {
 
 describe("parseKtProof", () => {
   const good = new FakeLog().proofJson("x") as { sth: unknown; body: Record<string, unknown> };
+  const zeros = encodeBase64(new Uint8Array(32));
+  const absence = (indexProof: Record<string, unknown>) => ({
+    ...good,
+    body: { type: "absence", indexProof: { depth: 0, bitmap: zeros, siblings: [], ...indexProof } },
+  });
+
+  it("reads an index proof with and without another key", () => {
+    expect(parseKtProof(absence({})).body.indexProof).toEqual({
+      depth: 0,
+      bitmap: new Uint8Array(32),
+      siblings: [],
+    });
+    const other = { key: new Uint8Array(32).fill(1), value: new Uint8Array(32).fill(2) };
+    const withOther = absence({
+      other: { key: encodeBase64(other.key), value: encodeBase64(other.value) },
+    });
+    expect(parseKtProof(withOther).body.indexProof.other).toEqual(other);
+  });
+
   it.each([
     ["null", null],
     ["no body", { sth: good.sth }],
     ["unknown type", { ...good, body: { ...good.body, type: "other" } }],
-    [
-      "bitmap too short",
-      { ...good, body: { type: "absence", indexProof: { bitmap: "AA==", siblings: [] } } },
-    ],
-    [
-      "siblings not an array",
-      {
-        ...good,
-        body: {
-          type: "absence",
-          indexProof: { bitmap: encodeBase64(new Uint8Array(32)), siblings: "x" },
-        },
-      },
-    ],
+    ["bitmap too short", absence({ bitmap: "AA==" })],
+    ["siblings not an array", absence({ siblings: "x" })],
+    ["no depth", absence({ depth: undefined })],
+    ["depth past 256", absence({ depth: 257 })],
+    ["depth not an integer", absence({ depth: 1.5 })],
+    ["other not an object", absence({ other: "x" })],
+    ["other null", absence({ other: null })],
+    ["other key too short", absence({ other: { key: "AA==", value: zeros } })],
+    ["other without value", absence({ other: { key: zeros } })],
     ["inclusion without leaf", { ...good, body: { ...good.body, type: "inclusion" } }],
   ])("%s is KT_MALFORMED", (_, json) => {
     expect(codeOf(() => parseKtProof(json))).toBe("KT_MALFORMED");

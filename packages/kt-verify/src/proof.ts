@@ -2,6 +2,7 @@ import { encodeBase64, normalizeAddress } from "@svc/canonical";
 import {
   equalBytes,
   leafHash,
+  MAP_DEPTH,
   type MapProof,
   mapKey,
   verifyInclusion,
@@ -69,10 +70,7 @@ export function parseKtProof(json: unknown): KtProof {
 /** The wire form of a proof (the inverse of {@link parseKtProof}). */
 export function ktProofToJson(proof: KtProof): Record<string, unknown> {
   const { sth, body } = proof;
-  const indexProof = {
-    bitmap: encodeBase64(body.indexProof.bitmap),
-    siblings: body.indexProof.siblings.map(encodeBase64),
-  };
+  const indexProof = indexProofToJson(body.indexProof);
   if (body.type === "absence")
     return { sth: sthToJson(sth), body: { type: "absence", indexProof } };
   return {
@@ -87,11 +85,37 @@ export function ktProofToJson(proof: KtProof): Record<string, unknown> {
   };
 }
 
+/** The wire form of an index-map proof: `{depth, bitmap, siblings, other?: {key, value}}`. */
+export function indexProofToJson(proof: MapProof): Record<string, unknown> {
+  const json: Record<string, unknown> = {
+    depth: proof.depth,
+    bitmap: encodeBase64(proof.bitmap),
+    siblings: proof.siblings.map(encodeBase64),
+  };
+  if (proof.other !== undefined) {
+    json.other = { key: encodeBase64(proof.other.key), value: encodeBase64(proof.other.value) };
+  }
+  return json;
+}
+
 function parseIndexProof(json: unknown): MapProof {
-  const object = requireObject(json, "ktProof.body.indexProof");
+  const where = "ktProof.body.indexProof";
+  const object = requireObject(json, where);
+  const depth = fieldCount(object, "depth", where);
+  if (depth > MAP_DEPTH) throw malformed(`${where}.depth must be at most ${MAP_DEPTH}`);
+  const proof = {
+    depth,
+    bitmap: fieldBytes(object, "bitmap", where, 32),
+    siblings: fieldHashes(object, "siblings", where),
+  };
+  if (object.other === undefined) return proof;
+  const other = requireObject(object.other, `${where}.other`);
   return {
-    bitmap: fieldBytes(object, "bitmap", "ktProof.body.indexProof", 32),
-    siblings: fieldHashes(object, "siblings", "ktProof.body.indexProof"),
+    ...proof,
+    other: {
+      key: fieldBytes(other, "key", `${where}.other`, 32),
+      value: fieldBytes(other, "value", `${where}.other`, 32),
+    },
   };
 }
 

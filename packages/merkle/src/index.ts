@@ -13,25 +13,32 @@ export {
 } from "./log-proof.js";
 export { verifyConsistency, verifyInclusion } from "./log-verify.js";
 export {
-  EMPTY_MAP_LEAF,
+  EMPTY_MAP_NODE,
   emptyMapRoot,
   MAP_DEPTH,
-  mapDefaultHash,
   mapKey,
   mapLeafHash,
   mapNodeHash,
 } from "./map-hash.js";
 export {
-  type MapNode,
   type MapNodeCoord,
-  type MapNodeSource,
   mapNodeKey,
   mapNodePrefix,
-  mapProofFromSiblings,
-  mapSiblingNodes,
-  mapUpdatePath,
+  mapRowCoords,
 } from "./map-path.js";
-export { decodeMapProof, encodeMapProof, type MapProof, verifyMapProof } from "./map-proof.js";
+export {
+  decodeMapProof,
+  encodeMapProof,
+  type MapEntry,
+  type MapProof,
+  verifyMapProof,
+} from "./map-proof.js";
+export {
+  type MapRow,
+  type MapRows,
+  mapProofFromRows,
+  planMapUpdate,
+} from "./map-rows.js";
 export { MemoryTree } from "./memory-tree.js";
 export { SparseMerkleMap } from "./sparse-merkle-map.js";
 export {

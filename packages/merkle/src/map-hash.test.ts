@@ -1,15 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { describe, expect, it } from "vitest";
 import vectors from "./fixtures/index-map.json" with { type: "json" };
-import {
-  EMPTY_MAP_LEAF,
-  emptyMapRoot,
-  MAP_DEPTH,
-  mapDefaultHash,
-  mapKey,
-  mapLeafHash,
-  mapNodeHash,
-} from "./map-hash.js";
+import { EMPTY_MAP_NODE, emptyMapRoot, mapKey, mapLeafHash, mapNodeHash } from "./map-hash.js";
 import { hex, unhex } from "./test-support/reference.js";
 import { leafHash, nodeHash } from "./tree-hash.js";
 
@@ -28,21 +20,18 @@ describe("address index map hashing", () => {
     expect(hex(v)).toBe(hex(leafHash(new TextEncoder().encode(vectors.entries[0]?.leafUtf8))));
   });
 
-  it("has one default hash per depth, built up from 32 zero bytes", () => {
-    expect(EMPTY_MAP_LEAF).toEqual(new Uint8Array(32));
-    expect(mapDefaultHash(MAP_DEPTH)).toEqual(EMPTY_MAP_LEAF);
-    expect(hex(mapDefaultHash(255))).toBe(vectors.defaultDepth255);
-    for (const depth of [0, 1, 100, 254]) {
-      const below = mapDefaultHash(depth + 1);
-      expect(mapDefaultHash(depth)).toEqual(mapNodeHash(below, below));
-    }
+  it("an empty subtree is 32 zero bytes at every depth; a one-key map's root is its leaf hash", () => {
+    expect(EMPTY_MAP_NODE).toEqual(new Uint8Array(32));
     expect(hex(emptyMapRoot())).toBe(vectors.emptyRoot);
+    const [alice] = vectors.entries;
+    expect(hex(mapLeafHash(unhex(alice?.key ?? ""), unhex(alice?.value ?? "")))).toBe(
+      vectors.singleEntryRoot,
+    );
   });
 
-  it("hands out copies of the defaults", () => {
-    mapDefaultHash(3).fill(0);
-    emptyMapRoot().fill(0);
-    expect(hex(emptyMapRoot())).toBe(vectors.emptyRoot);
+  it("hands out a copy of the empty root", () => {
+    emptyMapRoot().fill(1);
+    expect(EMPTY_MAP_NODE).toEqual(new Uint8Array(32));
   });
 
   it("rejects wrong inputs, naming the argument", () => {
@@ -51,7 +40,5 @@ describe("address index map hashing", () => {
     expect(() => mapLeafHash(new Uint8Array(31), h)).toThrow(/key/);
     expect(() => mapLeafHash(h, new Uint8Array(33))).toThrow(/value/);
     expect(() => mapNodeHash(h, "x" as unknown as Uint8Array)).toThrow(/right/);
-    expect(() => mapDefaultHash(257)).toThrow(RangeError);
-    expect(() => mapDefaultHash(-1)).toThrow(RangeError);
   });
 });

@@ -1,29 +1,14 @@
 import { assertBytes, assertCount, assertHash } from "./assert.js";
-import { equalBytes } from "./bytes.js";
-import { defaultHashes, MAP_DEPTH, mapLeafHash, mapNodeHash } from "./map-hash.js";
-import type { MapProof } from "./map-proof.js";
+import { MAP_DEPTH, mapNodeHash } from "./map-hash.js";
 
 /**
- * A node of the address index map as a storage row. The node at `depth` covers every key whose
- * first `depth` bits equal `prefix`; `prefix` holds ceil(depth / 8) bytes with the bits past
- * `depth` zero. Rows exist only for non-default nodes: a missing row means the default hash.
+ * A node of the address index map. The node at `depth` covers every key whose first `depth` bits
+ * equal `prefix`; `prefix` holds ceil(depth / 8) bytes with the bits past `depth` zero.
  */
 export interface MapNodeCoord {
   readonly depth: number;
   readonly prefix: Uint8Array;
 }
-
-export interface MapNode extends MapNodeCoord {
-  readonly hash: Uint8Array;
-}
-
-/**
- * Where stored map nodes come from: a getter, or a map keyed by {@link mapNodeKey}.
- * Returns undefined for a node that has no row (its hash is the default for its depth).
- */
-export type MapNodeSource =
-  | ((depth: number, prefix: Uint8Array) => Uint8Array | undefined)
-  | ReadonlyMap<string, Uint8Array>;
 
 /** Map key of a node coordinate: `"<depth>:<prefix hex>"`. */
 export function mapNodeKey(depth: number, prefix: Uint8Array): string {
@@ -32,64 +17,56 @@ export function mapNodeKey(depth: number, prefix: Uint8Array): string {
   return `${depth}:${toHex(prefix)}`;
 }
 
-/** The prefix row key of the node at `depth` on the path of `key`. */
+/** The prefix of the node at `depth` on the path of `key`. */
 export function mapNodePrefix(key: Uint8Array, depth: number): Uint8Array {
   assertHash("key", key);
-  assertCount("depth", depth);
-  if (depth > MAP_DEPTH) throw new RangeError(`depth must be at most ${MAP_DEPTH}, got ${depth}`);
+  assertDepth(depth);
   return prefixOf(key, depth);
 }
 
-/**
- * The 256 siblings of the path of `key`, top-down (depth 1 first): the rows to read, in one
- * query, for a proof or an update of that key.
- */
-export function mapSiblingNodes(key: Uint8Array): MapNodeCoord[] {
+/** The sibling of the node at `depth` (1..256) on the path of `key`. */
+export function mapSiblingNode(key: Uint8Array, depth: number): MapNodeCoord {
   assertHash("key", key);
-  const out: MapNodeCoord[] = [];
-  for (let depth = 1; depth <= MAP_DEPTH; depth++) {
-    const prefix = prefixOf(key, depth);
-    const bit = depth - 1;
-    prefix[bit >> 3] = (prefix[bit >> 3] as number) ^ (0x80 >> (bit & 7));
-    out.push({ depth, prefix });
-  }
-  return out;
+  assertDepth(depth);
+  if (depth === 0) throw new RangeError("the root has no sibling");
+  const prefix = prefixOf(key, depth);
+  const bit = depth - 1;
+  prefix[bit >> 3] = (prefix[bit >> 3] as number) ^ (0x80 >> (bit & 7));
+  return { depth, prefix };
 }
 
 /**
- * The 257 nodes on the path of `key` after setting it to `value`, from the leaf (depth 256) to
- * the root (depth 0): the rows a server upserts. The last one's hash is the new map root.
+ * The coordinates to read for an update or a proof of `key`: its path nodes and their siblings at
+ * depths `from`..`to` (by default all: 257 path nodes and 256 siblings).
  */
-export function mapUpdatePath(
-  key: Uint8Array,
-  value: Uint8Array,
-  siblings: MapNodeSource,
-): MapNode[] {
-  const sibs = readSiblings(key, siblings);
-  let hash = mapLeafHash(key, value);
-  const out: MapNode[] = [{ depth: MAP_DEPTH, prefix: prefixOf(key, MAP_DEPTH), hash }];
-  for (let depth = MAP_DEPTH - 1; depth >= 0; depth--) {
-    const sibling = sibs[depth] as Uint8Array;
-    hash = keyBit(key, depth) === 0 ? mapNodeHash(hash, sibling) : mapNodeHash(sibling, hash);
-    out.push({ depth, prefix: prefixOf(key, depth), hash });
+export function mapRowCoords(key: Uint8Array, from = 0, to = MAP_DEPTH): MapNodeCoord[] {
+  assertHash("key", key);
+  assertDepth(from);
+  assertDepth(to);
+  const coords: MapNodeCoord[] = [];
+  for (let depth = from; depth <= to; depth++) {
+    coords.push({ depth, prefix: prefixOf(key, depth) });
+    if (depth > 0) coords.push(mapSiblingNode(key, depth));
   }
-  return out;
+  return coords;
 }
 
-/** The compressed proof for `key` from its stored siblings (see {@link mapSiblingNodes}). */
-export function mapProofFromSiblings(key: Uint8Array, siblings: MapNodeSource): MapProof {
-  const sibs = readSiblings(key, siblings);
-  const defaults = defaultHashes();
-  const bitmap = new Uint8Array(MAP_DEPTH / 8);
-  const listed: Uint8Array[] = [];
-  for (let d = 0; d < MAP_DEPTH; d++) {
-    const sibling = sibs[d] as Uint8Array;
-    if (!equalBytes(sibling, defaults[d + 1] as Uint8Array)) {
-      bitmap[d >> 3] = (bitmap[d >> 3] as number) | (0x80 >> (d & 7));
-      listed.push(sibling);
-    }
+/**
+ * Hashes up from `node`, the hash at `depth` on the path of `key`, to the root. `sibling(d)` is the
+ * hash of the sibling at depth d (d = depth..1).
+ */
+export function mapRootFrom(
+  key: Uint8Array,
+  depth: number,
+  node: Uint8Array,
+  sibling: (depth: number) => Uint8Array,
+): Uint8Array {
+  let hash = node;
+  for (let d = depth - 1; d >= 0; d--) {
+    const other = sibling(d + 1);
+    hash = keyBit(key, d) === 0 ? mapNodeHash(hash, other) : mapNodeHash(other, hash);
   }
-  return { bitmap, siblings: listed };
+  return hash;
 }
 
 /** Bit `i` of a key, most significant bit of byte 0 first: 0 = left child, 1 = right child. */
@@ -97,19 +74,18 @@ export function keyBit(key: Uint8Array, i: number): number {
   return ((key[i >> 3] as number) >> (7 - (i & 7))) & 1;
 }
 
-/** Sibling hashes indexed by the depth of their parent (0..255), defaults filled in. */
-function readSiblings(key: Uint8Array, source: MapNodeSource): Uint8Array[] {
-  if (typeof source !== "function" && !(source instanceof Map)) {
-    throw new TypeError("siblings must be a function or a Map");
+/** Number of leading bits `a` and `b` share (256 when equal). */
+export function commonPrefixBits(a: Uint8Array, b: Uint8Array): number {
+  for (let i = 0; i < a.length; i++) {
+    const diff = (a[i] as number) ^ (b[i] as number);
+    if (diff !== 0) return i * 8 + Math.clz32(diff) - 24;
   }
-  const defaults = defaultHashes();
-  return mapSiblingNodes(key).map(({ depth, prefix }) => {
-    const hash =
-      typeof source === "function" ? source(depth, prefix) : source.get(mapNodeKey(depth, prefix));
-    if (hash === undefined) return defaults[depth] as Uint8Array;
-    assertHash(`map node ${depth}`, hash);
-    return hash;
-  });
+  return a.length * 8;
+}
+
+function assertDepth(depth: number): void {
+  assertCount("depth", depth);
+  if (depth > MAP_DEPTH) throw new RangeError(`depth must be at most ${MAP_DEPTH}, got ${depth}`);
 }
 
 function prefixOf(key: Uint8Array, depth: number): Uint8Array {

@@ -1,55 +1,64 @@
 import { assertHash } from "./assert.js";
-import { MAP_DEPTH, mapDefaultHash } from "./map-hash.js";
-import {
-  type MapNode,
-  mapNodeKey,
-  mapNodePrefix,
-  mapProofFromSiblings,
-  mapUpdatePath,
-} from "./map-path.js";
+import { emptyMapRoot } from "./map-hash.js";
+import { mapNodeKey, mapRowCoords } from "./map-path.js";
 import type { MapProof } from "./map-proof.js";
+import { type MapRow, mapProofFromRows, mapValueFromRows, planMapUpdate } from "./map-rows.js";
 
 /**
- * In-memory address index map. It keeps exactly the rows a server keeps, (depth, prefix) -> hash
- * for non-default nodes, and goes through the same {@link mapUpdatePath} and
- * {@link mapProofFromSiblings} a server uses over its table.
+ * The address index map in memory, stored as a server stores it (about 2.5 rows per key) and
+ * updated by the same {@link planMapUpdate}: for monitors that replay a log and check each STH's
+ * indexRoot, and for tests.
  */
 export class SparseMerkleMap {
-  readonly #nodes = new Map<string, Uint8Array>();
-  readonly #values = new Map<string, Uint8Array>();
+  readonly #rows = new Map<string, MapRow>();
+  #root = emptyMapRoot();
+  #size = 0;
 
   /** Number of keys set. */
   get size(): number {
-    return this.#values.size;
+    return this.#size;
+  }
+
+  /** Number of stored rows. */
+  get rowCount(): number {
+    return this.#rows.size;
+  }
+
+  /** Current root (the indexRoot of an STH after the same updates). */
+  root(): Uint8Array {
+    return this.#root.slice();
   }
 
   /** Value of `key`, or undefined when never set. */
   get(key: Uint8Array): Uint8Array | undefined {
     assertHash("key", key);
-    return this.#values.get(mapNodeKey(MAP_DEPTH, key))?.slice();
+    return mapValueFromRows(key, this.#rows)?.slice();
   }
 
-  /** Sets `key` to `value` (a log leaf hash; tombstones are values too) and returns the written path. */
-  set(key: Uint8Array, value: Uint8Array): MapNode[] {
-    const path = mapUpdatePath(key, value, this.#nodes);
-    for (const node of path) this.#nodes.set(mapNodeKey(node.depth, node.prefix), node.hash);
-    this.#values.set(mapNodeKey(MAP_DEPTH, key), value.slice());
-    return path;
-  }
-
-  /** Current root (the STH's indexRoot). */
-  root(): Uint8Array {
-    return this.#nodes.get(mapNodeKey(0, new Uint8Array(0)))?.slice() ?? mapDefaultHash(0);
+  /** Sets `key` to `value` (a log leaf hash; tombstones are values too); returns the rows written. */
+  set(key: Uint8Array, value: Uint8Array): MapRow[] {
+    assertHash("key", key);
+    assertHash("value", value);
+    if (mapValueFromRows(key, this.#rows) === undefined) this.#size += 1;
+    const { root, writes } = planMapUpdate(key.slice(), value.slice(), this.#rows);
+    for (const row of writes) this.#rows.set(mapNodeKey(row.depth, row.prefix), row);
+    this.#root = root;
+    return writes;
   }
 
   /** Membership proof if `key` is set, otherwise a non-membership proof. */
   prove(key: Uint8Array): MapProof {
-    return mapProofFromSiblings(key, this.#nodes);
+    assertHash("key", key);
+    return mapProofFromRows(key, this.#rows);
   }
 
-  /** Stored hash of the node at `depth` on the path of `key` (the default when no row exists). */
-  nodeAt(key: Uint8Array, depth: number): Uint8Array {
-    const prefix = mapNodePrefix(key, depth);
-    return this.#nodes.get(mapNodeKey(depth, prefix))?.slice() ?? mapDefaultHash(depth);
+  /** The stored rows at `key`'s coordinates, as a server reads them for a proof or an update. */
+  rowsFor(key: Uint8Array): Map<string, MapRow> {
+    const out = new Map<string, MapRow>();
+    for (const { depth, prefix } of mapRowCoords(key)) {
+      const row = this.#rows.get(mapNodeKey(depth, prefix));
+      if (row !== undefined) out.set(mapNodeKey(depth, prefix), row);
+    }
+    return out;
   }
 }

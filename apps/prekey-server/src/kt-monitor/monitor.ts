@@ -1,5 +1,4 @@
 import { encodeBase64 } from "@svc/canonical";
-import { IndexMapReplica } from "@svc/kt-log";
 import {
   decodeLeaf,
   KtVerifyError,
@@ -8,7 +7,14 @@ import {
   type SignedTreeHead,
   verifySthSignature,
 } from "@svc/kt-verify";
-import { CompactRange, equalBytes, leafHash, mapKey, verifyConsistency } from "@svc/merkle";
+import {
+  CompactRange,
+  equalBytes,
+  leafHash,
+  mapKey,
+  SparseMerkleMap,
+  verifyConsistency,
+} from "@svc/merkle";
 
 /** What the monitor reports, one JSON object per line. */
 export type MonitorEvent =
@@ -49,7 +55,7 @@ export class KtMonitor {
   readonly #logId: Uint8Array;
   readonly #watch: ReadonlySet<string>;
   readonly #range = new CompactRange();
-  readonly #index = new IndexMapReplica();
+  readonly #index = new SparseMerkleMap();
   #trusted: SignedTreeHead | undefined;
 
   constructor(options: KtMonitorOptions) {
@@ -111,7 +117,7 @@ export class KtMonitor {
         `the leaves served do not hash to the root at size ${sth.treeSize}`,
       );
     }
-    if (!equalBytes(this.#index.root, sth.indexRoot)) {
+    if (!equalBytes(this.#index.root(), sth.indexRoot)) {
       throw new KtVerifyError(
         "KT_BAD_PROOF",
         `the leaves served do not give the indexRoot at size ${sth.treeSize}`,

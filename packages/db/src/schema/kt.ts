@@ -7,6 +7,8 @@ export const ktLog = pgTable("kt_log", {
   logId: bytea("log_id").notNull(),
   publicKey: bytea("public_key").notNull(),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
+  /** Hashing of the index map (kt-log INDEX_MAP_FORMAT); logs created before it was recorded are 1. */
+  indexMapFormat: smallint("index_map_format").notNull().default(1),
 });
 
 /** Log leaves in append order: `leafIndex` is the leaf's position in the Merkle tree. */

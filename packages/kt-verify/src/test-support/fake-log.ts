@@ -2,6 +2,7 @@ import { ed25519KeyPairFromSeed, ed25519Sign, encodeBase64 } from "@svc/canonica
 import { emptyMapRoot, leafHash, MemoryTree, mapKey, SparseMerkleMap } from "@svc/merkle";
 import { encodeLeaf, type KtLeaf } from "../leaf.js";
 import type { LogClient } from "../log-client.js";
+import { indexProofToJson } from "../proof.js";
 import { logIdOf, type SignedTreeHead, sthMessage, sthToJson } from "../sth.js";
 
 /**
@@ -51,11 +52,7 @@ export class FakeLog {
   /** The `ktProof` JSON a server would attach for `address` at the latest size. */
   proofJson(address: string): Record<string, unknown> {
     const key = mapKey(address);
-    const indexProof = this.map.prove(key);
-    const indexProofJson = {
-      bitmap: encodeBase64(indexProof.bitmap),
-      siblings: indexProof.siblings.map(encodeBase64),
-    };
+    const indexProofJson = indexProofToJson(this.map.prove(key));
     const sth = sthToJson(this.latestSth());
     const index = this.#latest.get(address);
     if (index === undefined) return { sth, body: { type: "absence", indexProof: indexProofJson } };

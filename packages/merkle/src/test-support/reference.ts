@@ -1,10 +1,12 @@
 /**
  * Literal transcriptions of the recursive definitions of RFC 9162 section 2.1 (MTH, PATH,
- * PROOF/SUBPROOF) over a list of leaf hashes, and a recursive sparse map root. Slow and obvious:
- * the oracle the package's iterative, storage-backed code is compared with.
+ * PROOF/SUBPROOF) over a list of leaf hashes, and of the index map's root and proofs over its key
+ * set. Slow and obvious: the oracle the package's iterative, storage-backed code is compared with.
  */
-import { defaultHashes, MAP_DEPTH, mapLeafHash, mapNodeHash } from "../map-hash.js";
+import { equalBytes } from "../bytes.js";
+import { EMPTY_MAP_NODE, mapLeafHash, mapNodeHash } from "../map-hash.js";
 import { keyBit } from "../map-path.js";
+import type { MapEntry, MapProof } from "../map-proof.js";
 import { emptyRoot, nodeHash } from "../tree-hash.js";
 
 function split(n: number): number {
@@ -41,21 +43,42 @@ function subproof(m: number, d: readonly Uint8Array[], b: boolean): Uint8Array[]
     : [...subproof(m - k, d.slice(k), false), referenceRoot(d.slice(0, k))];
 }
 
-/** Root of a sparse map by recursion over the set of keys (no stored nodes). */
-export function referenceMapRoot(
-  entries: ReadonlyMap<string, [Uint8Array, Uint8Array]>,
-): Uint8Array {
-  return subtreeRoot([...entries.values()], 0);
+/** Root of the compressed map by recursion over the set of keys (no stored nodes). */
+export function referenceMapRoot(entries: readonly MapEntry[]): Uint8Array {
+  return subtreeRoot(entries, 0);
 }
 
-function subtreeRoot(entries: [Uint8Array, Uint8Array][], depth: number): Uint8Array {
-  if (entries.length === 0) return defaultHashes()[depth] as Uint8Array;
-  if (depth === MAP_DEPTH) {
-    const [key, value] = entries[0] as [Uint8Array, Uint8Array];
-    return mapLeafHash(key, value);
+/** The proof for `key` by the same recursion: walk down until an empty or a single-key subtree. */
+export function referenceMapProof(entries: readonly MapEntry[], key: Uint8Array): MapProof {
+  const bitmap = new Uint8Array(32);
+  const siblings: Uint8Array[] = [];
+  let below = entries;
+  let depth = 0;
+  while (below.length > 1) {
+    const bit = keyBit(key, depth);
+    const side = below.filter((e) => keyBit(e.key, depth) === bit);
+    const sibling = subtreeRoot(
+      below.filter((e) => keyBit(e.key, depth) !== bit),
+      depth + 1,
+    );
+    if (!equalBytes(sibling, EMPTY_MAP_NODE)) {
+      bitmap[depth >> 3] = (bitmap[depth >> 3] as number) | (0x80 >> (depth & 7));
+      siblings.push(sibling);
+    }
+    below = side;
+    depth += 1;
   }
-  const left = entries.filter(([key]) => keyBit(key, depth) === 0);
-  const right = entries.filter(([key]) => keyBit(key, depth) === 1);
+  const [only] = below;
+  if (only === undefined || equalBytes(only.key, key)) return { depth, bitmap, siblings };
+  return { depth, bitmap, siblings, other: only };
+}
+
+function subtreeRoot(entries: readonly MapEntry[], depth: number): Uint8Array {
+  const [first] = entries;
+  if (first === undefined) return EMPTY_MAP_NODE;
+  if (entries.length === 1) return mapLeafHash(first.key, first.value);
+  const left = entries.filter((e) => keyBit(e.key, depth) === 0);
+  const right = entries.filter((e) => keyBit(e.key, depth) === 1);
   return mapNodeHash(subtreeRoot(left, depth + 1), subtreeRoot(right, depth + 1));
 }
 

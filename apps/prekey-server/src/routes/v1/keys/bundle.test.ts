@@ -122,13 +122,13 @@ describe("key transparency hooks", () => {
     },
     body:
       type === "absence"
-        ? { type, indexProof: { bitmap: hash, siblings: [] } }
+        ? { type, indexProof: { depth: 0, bitmap: hash, siblings: [] } }
         : {
             type,
             leaf: hash,
             leafIndex: 0,
             auditPath: [],
-            indexProof: { bitmap: hash, siblings: [] },
+            indexProof: { depth: 0, bitmap: hash, siblings: [] },
           },
   });
 
