@@ -15,9 +15,18 @@ export interface DepositInput {
   expiresAt: number;
 }
 
-export type DepositResult =
-  | { idempotent: true }
-  | { idempotent: false; expiresAt: number; receivedAt: number };
+export type DepositResult = { idempotent: true } | StoredDeposit;
+
+export interface StoredDeposit {
+  idempotent: false;
+  expiresAt: number;
+  receivedAt: number;
+  /**
+   * The recipient's receivedAt before this deposit: no blob of the recipient lies between the two,
+   * so a reader whose cursor is this value has exactly this blob to read next.
+   */
+  previousReceivedAt: number;
+}
 
 export interface DepositPolicy extends TtlBounds {
   quota: number;
@@ -26,12 +35,14 @@ export interface DepositPolicy extends TtlBounds {
 interface DepositRow {
   outcome: "stored" | "repeat" | "wrong_key" | "not_registered" | "quota";
   received_at: number | string | bigint | null;
+  previous_received_at: number | string | bigint | null;
   oldest_expires_at: number | string | bigint | null;
 }
 
-// svc_inbox_deposit (migration 0005) runs the whole batch in the database, so a batch costs one
-// round trip and one implicit transaction, whatever its size.
-const DEPOSIT = `select outcome, received_at, oldest_expires_at from svc_inbox_deposit(
+// svc_inbox_deposit (migrations 0005, 0007) runs the whole batch in the database, so a batch costs
+// one round trip and one implicit transaction, whatever its size.
+const DEPOSIT = `select outcome, received_at, previous_received_at, oldest_expires_at
+  from svc_inbox_deposit(
   $1::text[], $2::text[], $3::bytea, $4::integer[], $5::bytea, $6::text[], $7::bigint[],
   $8::bigint, $9::integer)`;
 
@@ -78,7 +89,12 @@ function answer(
 ): DepositResult | InboxError {
   switch (row.outcome) {
     case "stored":
-      return { idempotent: false, expiresAt, receivedAt: Number(row.received_at) };
+      return {
+        idempotent: false,
+        expiresAt,
+        receivedAt: Number(row.received_at),
+        previousReceivedAt: Number(row.previous_received_at),
+      };
     case "repeat":
       return { idempotent: true };
     case "wrong_key":

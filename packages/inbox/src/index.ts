@@ -1,5 +1,5 @@
 export { CursorCodec } from "./cursor.js";
-export type { DepositInput, DepositPolicy, DepositResult } from "./deposit.js";
+export type { DepositInput, DepositPolicy, DepositResult, StoredDeposit } from "./deposit.js";
 export type { InboxErrorCode } from "./errors.js";
 export { InboxError } from "./errors.js";
 export {
@@ -12,6 +12,7 @@ export {
 export { type PrunerOptions, startPruner } from "./pruner.js";
 export {
   type BridgeEnvelope,
+  type CommittedDeposit,
   type DepositListener,
   type FetchPage,
   type InboxBlobItem,

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { DepositInput } from "./deposit.js";
 import { InboxError } from "./errors.js";
 import { startPruner } from "./pruner.js";
-import { InboxStore } from "./store.js";
+import { type CommittedDeposit, InboxStore } from "./store.js";
 
 const T0 = 1_763_780_000_000;
 const ALICE = "alice@example.com:1";
@@ -82,6 +82,7 @@ describe("InboxStore deposits", () => {
       idempotent: false,
       expiresAt: T0 + 3_600_000,
       receivedAt: T0,
+      previousReceivedAt: 0,
     });
     expect(await store.deposit(blob(1))).toEqual({ idempotent: true });
     const other = blob(1, { senderPublicKey: new Uint8Array(32).fill(3) });
@@ -128,13 +129,42 @@ describe("InboxStore deposits", () => {
 
   it("tells deposit listeners after the commit, once per stored blob", async () => {
     const { store } = await setup();
-    const heard: Array<[string, number]> = [];
-    const stop = store.onDeposit((address, receivedAt) => heard.push([address, receivedAt]));
+    const heard: CommittedDeposit[] = [];
+    const stop = store.onDeposit((deposit) => heard.push(deposit));
     await store.deposit(blob(1));
-    await store.deposit(blob(1));
+    await store.deposit(blob(1)); // a repeat: nothing new
+    await store.deposit(blob(2, { from: "bob:2" }));
     stop();
-    await store.deposit(blob(2));
-    expect(heard).toEqual([[ALICE, T0]]);
+    await store.deposit(blob(3));
+    expect(heard.map((d) => [d.address, d.previousReceivedAt, d.receivedAt])).toEqual([
+      [ALICE, 0, T0],
+      [ALICE, T0, T0 + 1],
+    ]);
+    // What a bridge at the previous receivedAt would read next, without reading it.
+    for (const deposit of heard) {
+      const [next] = await store.envelopesSince(ALICE, deposit.previousReceivedAt, 1);
+      expect(deposit.envelope()).toEqual(next);
+    }
+  });
+
+  it("offers no envelope for a blob that has expired, as a read would not return it", async () => {
+    const { storage, store, clock } = await setup();
+    const heard: CommittedDeposit[] = [];
+    store.onDeposit((deposit) => heard.push(deposit));
+    await store.deposit(blob(1));
+    const noMinimum = new InboxStore({
+      db: storage.db,
+      now: () => clock.now,
+      quota: 1000,
+      minTtlMs: 0,
+      maxTtlMs: 30 * 86_400_000,
+    });
+    noMinimum.onDeposit((deposit) => heard.push(deposit));
+    await noMinimum.deposit(blob(2, { expiresAt: 0 })); // expires the moment it is stored
+    expect(heard[1]?.envelope()).toBeUndefined();
+    expect(heard[0]?.envelope()).toBeDefined();
+    clock.now = T0 + 3_600_000;
+    expect(heard[0]?.envelope()).toBeUndefined();
   });
 });
 
@@ -149,6 +179,8 @@ describe("InboxStore deposits served as one batch", () => {
       maxTtlMs: 30 * 86_400_000,
       depositConcurrency: 1,
     });
+    const heard: Array<[number, number]> = [];
+    batched.onDeposit((d) => heard.push([d.previousReceivedAt, d.receivedAt]));
     const other = new Uint8Array(32).fill(9);
     // The first deposit runs alone; the other seven wait for it and share one transaction.
     const outcomes = await Promise.all(
@@ -185,6 +217,13 @@ describe("InboxStore deposits served as one batch", () => {
     const receivedAt = page.items.map((item) => item.receivedAt);
     expect(receivedAt).toEqual([...receivedAt].sort((a, b) => a - b));
     expect(new Set(receivedAt).size).toBe(3);
+    // Each stored deposit names the one before it, also within the batch; refusals and the
+    // repeat in between neither take a receivedAt nor are heard.
+    expect(heard).toEqual([
+      [0, T0],
+      [T0, T0 + 1],
+      [T0 + 1, T0 + 2],
+    ]);
   });
 });
 

@@ -9,8 +9,14 @@ import {
 import { and, eq, sql } from "drizzle-orm";
 import { equalBytes, toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
-import { type DepositInput, type DepositResult, depositBlobs } from "./deposit.js";
+import {
+  type DepositInput,
+  type DepositResult,
+  depositBlobs,
+  type StoredDeposit,
+} from "./deposit.js";
 import { InboxError } from "./errors.js";
+import { senderName } from "./policy.js";
 import { sharedSecret } from "./server-secret.js";
 
 export interface InboxStoreOptions {
@@ -50,7 +56,17 @@ export interface BridgeEnvelope {
   msgId: string;
 }
 
-export type DepositListener = (address: string, receivedAt: number) => void;
+/** A stored blob, as deposit listeners hear of it once its transaction has committed. */
+export interface CommittedDeposit {
+  address: string;
+  receivedAt: number;
+  /** The address's receivedAt before this blob; none of its blobs lies between the two. */
+  previousReceivedAt: number;
+  /** The blob as `envelopesSince` would serve it (built on first call); undefined once expired. */
+  envelope(): BridgeEnvelope | undefined;
+}
+
+export type DepositListener = (deposit: CommittedDeposit) => void;
 
 export const MAX_FETCH_LIMIT = 100;
 export const MAX_BACKLOG_LIMIT = 1000;
@@ -138,7 +154,7 @@ export class InboxStore {
   async deposit(input: DepositInput): Promise<DepositResult> {
     const result = await this.#deposit(input);
     if (result instanceof InboxError) throw result;
-    if (!result.idempotent) this.#announce(input.address, result.receivedAt);
+    if (!result.idempotent) this.#announce(input, result);
     return result;
   }
 
@@ -188,8 +204,8 @@ export class InboxStore {
   }
 
   /**
-   * Calls `listener(address, receivedAt)` after each deposit made through this store commits.
-   * Returns the unsubscribe function.
+   * Calls `listener` after each deposit made through this store commits (two batches on two
+   * connections may be heard in either order). Returns the unsubscribe function.
    */
   onDeposit(listener: DepositListener): () => void {
     this.#listeners.add(listener);
@@ -238,10 +254,29 @@ export class InboxStore {
     return this.#cursors;
   }
 
-  #announce(address: string, receivedAt: number): void {
+  #announce(input: DepositInput, stored: StoredDeposit): void {
+    if (this.#listeners.size === 0) return;
+    const { receivedAt, previousReceivedAt, expiresAt } = stored;
+    let envelope: BridgeEnvelope | undefined;
+    const deposit: CommittedDeposit = {
+      address: input.address,
+      receivedAt,
+      previousReceivedAt,
+      envelope: () => {
+        // A read filters expired blobs; so does this (a zero minimum TTL allows one at once).
+        if (expiresAt <= this.#options.now()) return undefined;
+        envelope ??= {
+          from: senderName(input.from, input.senderPublicKey),
+          bytes: toBase64(input.ciphertext),
+          receivedAt,
+          msgId: input.msgId,
+        };
+        return envelope;
+      },
+    };
     for (const listener of this.#listeners) {
       try {
-        listener(address, receivedAt);
+        listener(deposit);
       } catch (error) {
         this.#options.onListenerError?.(error);
       }
