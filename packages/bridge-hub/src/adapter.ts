@@ -2,7 +2,7 @@ import type { PresenceChange } from "./types.js";
 
 /** What an adapter reports to the hub of its instance. */
 export interface AdapterSink {
-  /** An envelope was committed for `address` (on this or any other instance). */
+  /** An envelope was committed for `address` on another instance. */
   deposit(address: string): void;
   /** The global bridge count of an address crossed 0<->1 (on this or any other instance). */
   presence(change: PresenceChange): void;
@@ -22,7 +22,7 @@ export interface PresenceSync {
  */
 export interface BridgeAdapter {
   start(sink: AdapterSink): Promise<void>;
-  /** Tells every instance (this one included) that `address` has a new envelope. */
+  /** Tells the other instances that `address` has a new envelope (the hub tells its own). */
   announceDeposit(address: string): Promise<void>;
   /** Sets this instance's live bridge count of `address`; announces a global crossing. */
   syncPresence(address: string, bridges: number, at: number): Promise<PresenceSync>;

@@ -43,19 +43,23 @@ describe("push bridges", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 0, max: 150 }),
-        fc.array(fc.integer({ min: 0, max: 3 }), { maxLength: 40 }),
+        fc.array(fc.record({ pause: fc.integer({ min: 0, max: 3 }), remote: fc.boolean() }), {
+          maxLength: 40,
+        }),
         fc.integer({ min: 0, max: 2 }),
-        async (backlog, pauses, delayMs) => {
+        async (backlog, steps, delayMs) => {
           const { hub, source } = await startHub();
           source.delayMs = delayMs;
           for (let i = 0; i < backlog; i++) source.deposit("alice");
           const sink = new RecordingSink();
           const handle = hub.openBridge({ address: "alice", since: 0, transport: "ws", sink });
-          for (const pause of pauses) {
-            source.deposit("alice", hub);
+          // Local deposits are handed over or wake the bridge; remote ones (committed on another
+          // instance, notification not yet here) are only found by a later read.
+          for (const { pause, remote } of [...steps, { pause: 0, remote: false }]) {
+            source.deposit("alice", remote ? undefined : hub);
             if (pause > 0) await new Promise((resolve) => setTimeout(resolve, pause));
           }
-          const total = backlog + pauses.length;
+          const total = backlog + steps.length + 1;
           await until(() => sink.received.length >= total);
           await new Promise((resolve) => setTimeout(resolve, 10));
           const seen = sink.received.map((e) => e.receivedAt);
@@ -66,6 +70,61 @@ describe("push bridges", () => {
       ),
       { numRuns: 25 },
     );
+  });
+
+  it("hands a local deposit to a caught-up bridge at once, once, without a query", async () => {
+    const { hub, source } = await startHub();
+    const sink = new RecordingSink();
+    hub.openBridge({ address: "alice", since: 0, transport: "sse", sink });
+    await until(() => source.queries === 1);
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the backlog query has finished
+    source.deposit("alice", hub);
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001]); // synchronously
+    source.deposit("alice", hub);
+    source.deposit("alice", hub);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001, 1002, 1003]);
+    expect(source.queries).toBe(1);
+  });
+
+  it("reads instead when the bridge is behind the deposit's previous receivedAt", async () => {
+    const { hub, source } = await startHub();
+    const sink = new RecordingSink();
+    hub.openBridge({ address: "alice", since: 0, transport: "sse", sink });
+    await until(() => source.queries === 1);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    source.deposit("alice"); // 1001, committed elsewhere; its notification has not come yet
+    source.deposit("alice", hub); // 1002 follows 1001, which this bridge has not delivered
+    expect(sink.received).toEqual([]);
+    await until(() => sink.received.length === 2);
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001, 1002]);
+    expect(source.queries).toBe(2);
+    source.deposit("alice", hub); // caught up again: handed over
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001, 1002, 1003]);
+    expect(source.queries).toBe(2);
+  });
+
+  it("neither repeats nor skips when a hand-off overtakes a query in flight", async () => {
+    const { hub, source } = await startHub();
+    source.delayMs = 20;
+    const sink = new RecordingSink();
+    hub.openBridge({ address: "alice", since: 0, transport: "ws", sink });
+    // The backlog query (from 0) is in flight and will return everything below.
+    source.deposit("alice", hub); // 1001: the next envelope, handed over at once
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001]);
+    source.deposit("alice"); // 1002, committed elsewhere
+    source.deposit("alice", hub); // 1003 follows 1002: a wake-up, coalesced into one more query
+    await until(() => source.queries === 2);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001, 1002, 1003]);
+  });
+
+  it("wakes a long-poll for a local deposit", async () => {
+    const { hub, source } = await startHub();
+    const pending = hub.poll("alice", 0, 25_000);
+    await until(() => source.queries === 1);
+    source.deposit("alice", hub);
+    expect((await pending).map((e) => e.receivedAt)).toEqual([1001]);
   });
 
   it("cuts off a consumer that is more than 1 MiB behind, and forgets it", async () => {
@@ -98,19 +157,18 @@ describe("push bridges", () => {
   it("re-queries every bridge when the adapter reports lost notifications", async () => {
     let adapterSink: AdapterSink | undefined;
     const inner = inProcessAdapter();
-    const silent: BridgeAdapter = {
+    const reconnecting: BridgeAdapter = {
       ...inner,
       async start(sink) {
         adapterSink = sink;
         await inner.start(sink);
       },
-      async announceDeposit() {}, // every notification is lost
     };
-    const { hub, source } = await startHub(new MemorySource(), silent);
+    const { hub, source } = await startHub(new MemorySource(), reconnecting);
     const sink = new RecordingSink();
     hub.openBridge({ address: "alice", since: 0, transport: "ws", sink });
     await until(() => source.queries === 1);
-    source.deposit("alice", hub);
+    source.deposit("alice"); // committed on another instance, whose notification is lost
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(sink.received).toHaveLength(0);
     adapterSink?.resync();

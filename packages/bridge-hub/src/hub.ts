@@ -3,6 +3,7 @@ import { PresenceWatch } from "./presence-watch.js";
 import { BATCH_LIMIT, PushBridge } from "./push-bridge.js";
 import type {
   BridgeEnvelope,
+  CommittedDeposit,
   EndReason,
   EnvelopeSink,
   EnvelopeSource,
@@ -104,12 +105,21 @@ export class BridgeHub {
     return { connectedAddresses: this.#local.size, presenceSubscriptions: this.#allWatches.size };
   }
 
-  /** The inbox committed an envelope for `address` on this instance. */
-  depositCommitted(address: string): void {
-    this.#adapter.announceDeposit(address).catch((error: unknown) => {
-      this.#onError(error, "announcing a deposit");
-      this.#wake(address);
-    });
+  /**
+   * The inbox committed `deposit` on this instance: this instance's bridges get it at once (see
+   * PushBridge.offer), and the other instances are told.
+   */
+  depositCommitted(deposit: CommittedDeposit): void {
+    const wakeables = this.#wakeables.get(deposit.address);
+    if (wakeables) {
+      for (const wakeable of [...wakeables]) {
+        if (wakeable instanceof PushBridge) wakeable.offer(deposit);
+        else wakeable.wake();
+      }
+    }
+    this.#adapter
+      .announceDeposit(deposit.address)
+      .catch((error: unknown) => this.#onError(error, "announcing a deposit"));
   }
 
   /** Subscribes first, then replays the backlog after `since`, then delivers live envelopes. */

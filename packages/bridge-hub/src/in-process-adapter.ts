@@ -8,9 +8,7 @@ export function inProcessAdapter(): BridgeAdapter {
     async start(adapterSink) {
       sink = adapterSink;
     },
-    async announceDeposit(address) {
-      sink?.deposit(address);
-    },
+    async announceDeposit() {}, // no other instance
     async syncPresence(address, bridges, at): Promise<PresenceSync> {
       const before = counts.get(address) ?? 0;
       if (bridges === 0) counts.delete(address);

@@ -12,6 +12,7 @@ export {
 export { BATCH_LIMIT, MAX_UNSENT_BYTES } from "./push-bridge.js";
 export type {
   BridgeEnvelope,
+  CommittedDeposit,
   EndReason,
   EnvelopeSink,
   EnvelopeSource,

@@ -48,25 +48,28 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
-  it("wakes its own bridges at once, and once, for a deposit committed on its instance", async () => {
+  it("delivers its own deposits at once, and once, and wakes the other instance", async () => {
     const a = await instance();
     const b = await instance();
     const sink = new RecordingSink();
     const before = source.queries;
     a.hub.openBridge({ address: "carol", since: 0, transport: "ws", sink });
     await until(() => source.queries === before + 1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     source.deposit("carol", a.hub);
-    // Synchronous: the bridge is woken before the notification has left the instance.
-    expect(source.queries).toBe(before + 2);
-    await until(() => sink.received.length === 1);
+    // Synchronous and without a query: handed over before the notification has left A.
+    expect(sink.received).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 100)); // the notification comes back
     const onB = new RecordingSink();
     b.hub.openBridge({ address: "carol", since: 1001, transport: "sse", sink: onB });
+    await until(() => source.queries === before + 2);
+    await new Promise((resolve) => setTimeout(resolve, 20));
     source.deposit("carol", b.hub);
     await until(() => sink.received.length === 2 && onB.received.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 100));
-    // A: open, own deposit, B's deposit; B: open, own deposit.
-    expect(source.queries).toBe(before + 5);
+    // A: open, B's deposit (woken by NOTIFY); B: open. A ignored its own notification.
+    expect(source.queries).toBe(before + 3);
+    expect(sink.received.map((e) => e.receivedAt)).toEqual([1001, 1002]);
   });
 
   it("reports a crossing once, from the instance that made it, and relays it everywhere", async () => {

@@ -34,7 +34,6 @@ export function postgresAdapter(
   let instanceId = randomUUID();
   /** Tags this adapter's deposit notifications, which it hears back and must not act on twice. */
   const origin = randomUUID();
-  let sink: AdapterSink | undefined;
   const unlisteners: Array<() => Promise<void>> = [];
 
   const register = async () => {
@@ -84,7 +83,6 @@ export function postgresAdapter(
 
   return {
     async start(adapterSink: AdapterSink) {
-      sink = adapterSink;
       await register();
       for (const [channel, onPayload] of [
         [DEPOSIT_CHANNEL, (payload: string) => relayDeposit(adapterSink, origin, payload)],
@@ -99,8 +97,6 @@ export function postgresAdapter(
     },
 
     async announceDeposit(address) {
-      // This instance's bridges need not wait for the notification's round trip.
-      sink?.deposit(address);
       await storage.notify(DEPOSIT_CHANNEL, `${origin} ${address}`);
     },
 
@@ -165,7 +161,6 @@ export function postgresAdapter(
     },
 
     async close() {
-      sink = undefined;
       for (const unlisten of unlisteners.splice(0)) await unlisten().catch(() => {});
       await db.delete(bridgeInstances).where(eq(bridgeInstances.instanceId, instanceId));
       const own = await db
@@ -187,7 +182,7 @@ async function totalBridges(tx: Executor, address: string): Promise<number> {
   return Number(row?.total ?? 0);
 }
 
-/** Payload `<origin> <address>`; the announcing adapter has already told its own hub. */
+/** Payload `<origin> <address>`; the announcing hub has already told its own bridges. */
 function relayDeposit(sink: AdapterSink, origin: string, payload: string): void {
   const space = payload.indexOf(" ");
   if (space === -1 || payload.slice(0, space) === origin) return;

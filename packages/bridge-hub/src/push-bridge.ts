@@ -1,4 +1,10 @@
-import type { EndReason, EnvelopeSink, EnvelopeSource } from "./types.js";
+import type {
+  BridgeEnvelope,
+  CommittedDeposit,
+  EndReason,
+  EnvelopeSink,
+  EnvelopeSource,
+} from "./types.js";
 
 /** Envelopes per query, and the most a poll returns. */
 export const BATCH_LIMIT = 100;
@@ -8,7 +14,8 @@ export const MAX_UNSENT_BYTES = 1024 * 1024;
 /**
  * Delivery of one bridge: replays the backlog after its cursor, then follows wake-ups. Every
  * wake-up re-queries `envelopesSince(lastDelivered)`, so a notification never carries data and
- * the hand-over from backlog to live delivery can neither skip nor repeat an envelope.
+ * the hand-over from backlog to live delivery can neither skip nor repeat an envelope. The one
+ * shortcut is a deposit committed on this instance that is exactly the next envelope (see offer).
  */
 export class PushBridge {
   #lastDelivered: number;
@@ -44,6 +51,24 @@ export class PushBridge {
     void this.#pump();
   }
 
+  /**
+   * A deposit committed on this instance. When the cursor is its previousReceivedAt, no envelope
+   * lies between the two, so it is sent as is, without a query; otherwise (the bridge is behind,
+   * or it expired) this is a wake-up. Beside a query in flight this is safe too: the query's
+   * results are contiguous from where it started, and those up to the cursor are skipped.
+   */
+  offer(deposit: CommittedDeposit): void {
+    if (this.#closed || deposit.receivedAt <= this.#lastDelivered) return;
+    const envelope =
+      deposit.previousReceivedAt === this.#lastDelivered ? deposit.envelope() : undefined;
+    if (!envelope) return this.wake();
+    try {
+      this.#send(envelope);
+    } catch (error) {
+      this.end("error", error);
+    }
+  }
+
   /** Forgets the bridge without touching the connection (the connection closed). */
   detach(): void {
     this.#closed = true;
@@ -72,10 +97,7 @@ export class PushBridge {
           full = batch.length === BATCH_LIMIT;
           for (const envelope of batch) {
             if (this.#closed) return;
-            if (envelope.receivedAt <= this.#lastDelivered) continue;
-            if (this.sink.unsentBytes() > MAX_UNSENT_BYTES) return this.end("behind");
-            this.sink.send(envelope);
-            this.#lastDelivered = envelope.receivedAt;
+            if (envelope.receivedAt > this.#lastDelivered) this.#send(envelope);
           }
         } while (full && !this.#closed);
       } while (this.#dirty && !this.#closed);
@@ -84,5 +106,12 @@ export class PushBridge {
     } finally {
       this.#pumping = false;
     }
+  }
+
+  /** Sends the next envelope, or cuts the consumer off when it has fallen behind (D7). */
+  #send(envelope: BridgeEnvelope): void {
+    if (this.sink.unsentBytes() > MAX_UNSENT_BYTES) return this.end("behind");
+    this.sink.send(envelope);
+    this.#lastDelivered = envelope.receivedAt;
   }
 }

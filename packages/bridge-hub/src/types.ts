@@ -8,6 +8,16 @@ export interface BridgeEnvelope {
   msgId: string | null;
 }
 
+/** A deposit committed through this instance, as the inbox reports it. */
+export interface CommittedDeposit {
+  address: string;
+  receivedAt: number;
+  /** The address's receivedAt before this deposit: no envelope of the address lies between. */
+  previousReceivedAt: number;
+  /** The envelope as `envelopesSince` would return it (built on first call); undefined if expired. */
+  envelope(): BridgeEnvelope | undefined;
+}
+
 /** Where envelopes come from: the inbox store. The database is the truth; wake-ups only hint. */
 export interface EnvelopeSource {
   /** Unexpired, unacknowledged envelopes with `receivedAt > since`, oldest first. */

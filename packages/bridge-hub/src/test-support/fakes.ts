@@ -16,13 +16,19 @@ export class MemorySource implements EnvelopeSource {
   delayMs = 0;
   failNext: Error | undefined;
 
+  /**
+   * Stores the next envelope of `address` (receivedAt 1001, 1002, ...) and, given the hub of the
+   * instance it is committed on, tells it. Without a hub it was committed on another instance.
+   */
   deposit(address: string, hub?: BridgeHub): BridgeEnvelope {
     const list = this.#byAddress.get(address) ?? [];
     this.#byAddress.set(address, list);
+    // Like an inbox registration's starting value: nothing lies between 0 and the first one.
+    const previousReceivedAt = list.at(-1)?.receivedAt ?? 0;
     const receivedAt = (list.at(-1)?.receivedAt ?? 1000) + 1;
     const envelope = { from: "sender:1", bytes: "AgE=", receivedAt, msgId: null };
     list.push(envelope);
-    hub?.depositCommitted(address);
+    hub?.depositCommitted({ address, receivedAt, previousReceivedAt, envelope: () => envelope });
     return envelope;
   }
 

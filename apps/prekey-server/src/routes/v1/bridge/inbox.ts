@@ -1,5 +1,4 @@
-import type { EnvelopeSource } from "@svc/bridge-hub";
-import type { CommittedDeposit } from "@svc/inbox";
+import type { CommittedDeposit, EnvelopeSource } from "@svc/bridge-hub";
 
 /** What bridges need from the inbox store: backlogs, bound keys and deposit events. */
 export interface BridgeInbox extends EnvelopeSource {

@@ -54,7 +54,7 @@ export async function startBridgeHub(
       }),
   });
   await hub.start();
-  const unsubscribe = inbox.onDeposit((deposit) => hub.depositCommitted(deposit.address));
+  const unsubscribe = inbox.onDeposit((deposit) => hub.depositCommitted(deposit));
   services.onClose(async () => {
     unsubscribe();
     await hub.close();
