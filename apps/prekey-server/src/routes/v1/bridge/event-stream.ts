@@ -54,6 +54,12 @@ export class EventStream {
   }
 
   write(chunk: string): void {
-    if (!this.#closed && !this.#res.writableEnded) this.#res.write(chunk);
+    if (this.#closed || this.#res.writableEnded) return;
+    // Corked and uncorked here, the chunk leaves at once in one write; left to node, it would
+    // leave on the next tick, after whatever else this turn does (such as answering the deposit
+    // that produced the envelope).
+    this.#res.cork();
+    this.#res.write(chunk);
+    this.#res.uncork();
   }
 }
