@@ -23,8 +23,12 @@ import { type BenchRow, printTable } from "./table.js";
 
 const DEPOSITS_PER_SECOND = 500;
 const LOAD_SECONDS = 3;
-/** Deposits at the same rate before the measured ones, so that no row pays for a cold JIT. */
-const WARMUP_SECONDS = 1;
+/**
+ * Deposits at the same rate before the measured ones, so that no row pays for a cold server (JIT,
+ * pooled connections): with one second, the first row on a fresh instance still measured slower
+ * than the same transport measured second.
+ */
+const WARMUP_SECONDS = 3;
 const MAX_IN_FLIGHT = 64;
 const RECIPIENTS = 10;
 const IDLE_BRIDGES = Number(process.env.BENCH_IDLE_BRIDGES ?? 5000);
