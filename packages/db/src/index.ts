@@ -1,5 +1,5 @@
 export { type BatcherOptions, createBatcher } from "./batcher.js";
-export { preparedRows } from "./rows.js";
+export { executeRows, preparedRows } from "./rows.js";
 export * from "./schema/index.js";
 export {
   type Database,

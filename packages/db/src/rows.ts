@@ -1,3 +1,4 @@
+import type { SQL } from "drizzle-orm";
 import type { Database } from "./storage.js";
 
 type PostgresJsClient = {
@@ -19,4 +20,10 @@ export async function preparedRows<Row>(
   if ("unsafe" in client)
     return (await client.unsafe(text, [...params], { prepare: true })) as Row[];
   return (await client.query(text, [...params])).rows as Row[];
+}
+
+/** Rows of a statement run with `db.execute` (also inside a transaction), whichever the driver. */
+export async function executeRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+  const result = (await db.execute(query)) as unknown as Row[] | { rows: Row[] };
+  return Array.isArray(result) ? result : result.rows;
 }

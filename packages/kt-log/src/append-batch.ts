@@ -11,7 +11,7 @@ import {
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
-import { readRowsFor } from "./index-map-rows.js";
+import { readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
   type AppendRows,
   lockSequencer,
@@ -57,7 +57,11 @@ export async function appendBatch(
     if (latest === undefined) throw new Error("the KT log is not initialized");
     const range = await rightEdge(tx, latest.treeSize, edge);
     const keys = changes.map((change) => mapKey(change.address));
-    const mapRows = await readRowsFor(keys, (coords) => readMapRows(tx, coords));
+    const mapRows = await readRowsFor(
+      keys,
+      shallowDepth(latest.treeSize + changes.length),
+      (coords) => readMapRows(tx, coords),
+    );
     const timestampMs = Math.max(timestamp, latest.timestampMs);
 
     const rows: AppendRows = { leaves: [], subtrees: [], mapRows: [], sths: [] };

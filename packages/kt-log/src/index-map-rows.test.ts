@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { type MapRow, mapKey, mapNodeKey, planMapUpdate, SparseMerkleMap } from "@svc/merkle";
 import { describe, expect, it } from "vitest";
-import { readRowsFor } from "./index-map-rows.js";
+import { readRowsFor, shallowDepth } from "./index-map-rows.js";
 
 const value = (n: number) => sha256(Uint8Array.of(n));
 
@@ -12,7 +12,14 @@ function nearKey(base: Uint8Array, bit: number): Uint8Array {
 }
 
 describe("index map rows read from storage", () => {
-  it("reads the deep part of a path only for keys whose stored path reaches depth 64", async () => {
+  it("reads about log2(n) + 8 levels first", () => {
+    expect(shallowDepth(0)).toBe(8);
+    expect(shallowDepth(1000)).toBe(18);
+    expect(shallowDepth(2 ** 40)).toBe(49);
+    expect(shallowDepth(Number.MAX_SAFE_INTEGER)).toBe(61);
+  });
+
+  it("reads the deep part of a path only for keys whose stored path reaches the first depth", async () => {
     const a = mapKey("deep");
     const replica = new SparseMerkleMap();
     replica.set(a, value(1));
@@ -24,7 +31,7 @@ describe("index map rows read from storage", () => {
     ] as const) {
       const stored = replica.rowsFor(key);
       const asked: number[] = [];
-      const rows = await readRowsFor([key], async (coords) => {
+      const rows = await readRowsFor([key], 64, async (coords) => {
         asked.push(coords.length);
         const out = new Map<string, MapRow>();
         for (const { depth, prefix } of coords) {

@@ -1,7 +1,13 @@
 import { portableEd25519 } from "@svc/canonical";
 import { ktLeaves, ktLog, openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, createTestStorage, hasTestPostgres } from "@svc/db/testing";
-import { type KtClaim, type SignedTreeHead, sthMessage, verifyKtProofBody } from "@svc/kt-verify";
+import {
+  decodeLeaf,
+  type KtClaim,
+  type SignedTreeHead,
+  sthMessage,
+  verifyKtProofBody,
+} from "@svc/kt-verify";
 import {
   emptyMapRoot,
   emptyRoot,
@@ -35,6 +41,20 @@ async function storage(): Promise<Storage> {
 
 function signedBySigner(sth: SignedTreeHead): boolean {
   return portableEd25519.verify(sth.signature, sthMessage(sth), signer.publicKey);
+}
+
+/** Two addresses whose map keys share their first `bits` bits (found by search). */
+function addressesSharingBits(bits: number): [string, string] {
+  const seen = new Map<number, string>();
+  for (let i = 0; ; i++) {
+    const address = `deep${i}`;
+    const key = mapKey(address);
+    const prefix = ((key[0] as number) << 16) | ((key[1] as number) << 8) | (key[2] as number);
+    const bucket = prefix >>> (24 - bits);
+    const other = seen.get(bucket);
+    if (other !== undefined) return [other, address];
+    seen.set(bucket, address);
+  }
 }
 
 const live = (n: number): KtClaim => ({
@@ -192,6 +212,26 @@ describe("KtLog", () => {
     }
     // Asked after the append answered, every proof shows it.
     expect((await log.proofFor("p12")).body).toMatchObject({ type: "inclusion", leafIndex: 11 });
+  });
+
+  it("proves and updates addresses whose map paths run deeper than the first read", async () => {
+    const pair = addressesSharingBits(16);
+    const log = await KtLog.open({ storage: await storage(), signer });
+    const addresses = [...pair, "x1", "x2", "x3"];
+    for (const [i, address] of addresses.entries()) await log.append(identityChange(address, i));
+    const proofs = await Promise.all(addresses.map((address) => log.proofFor(address)));
+    for (const [i, proof] of proofs.entries()) {
+      expect(verifyKtProofBody(addresses[i] as string, proof, live(i)).type).toBe("inclusion");
+    }
+    expect(proofs[0]?.body.indexProof.depth).toBeGreaterThan(16);
+    await log.append({ kind: "tombstone", address: pair[1] });
+    const tombstone = await log.proofFor(pair[1]);
+    expect(verifyKtProofBody(pair[1], tombstone, { type: "tombstone" }).type).toBe("tombstone");
+    const map = new SparseMerkleMap();
+    for (const leaf of (await log.leaves(0)).leaves) {
+      map.set(mapKey(decodeLeaf(leaf).address), leafHash(leaf));
+    }
+    expect((await log.latestSth()).indexRoot).toEqual(map.root());
   });
 
   it("survives a restart and refuses a database signed by another key", async () => {

@@ -17,7 +17,7 @@ import {
 } from "@svc/merkle";
 import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
 import { KtLogError } from "./errors.js";
-import { distinct, readRowsFor, SHALLOW_DEPTH } from "./index-map-rows.js";
+import { distinct, pathContinues, readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
   insertLogIdentity,
   insertSth,
@@ -240,22 +240,25 @@ export class KtLog {
     });
     const missing = addresses.filter((_, i) => proofs[i] === undefined);
     if (missing.length === 0) return proofs as KtProof[];
-    const made = await this.#makeProofs(missing);
+    const made = await this.#makeProofs(missing, shallowDepth(latest.treeSize + missing.length));
     for (const [i, proof] of made.entries()) {
       this.#proofs.set(missing[i] as string, proof.sth.treeSize, proof.body);
     }
     return proofs.map((proof) => proof ?? (made.shift() as KtProof));
   }
 
-  /** Proofs for `addresses` made afresh, all under the STH of one snapshot. */
-  async #makeProofs(addresses: string[]): Promise<KtProof[]> {
+  /**
+   * Proofs for `addresses` made afresh, all under the STH of one snapshot; map paths read down
+   * to `depth` (the few that go deeper are read again in a transaction of their own).
+   */
+  async #makeProofs(addresses: string[], depth: number): Promise<KtProof[]> {
     const db = this.#storage.db;
     const keys = addresses.map(mapKey);
     const state = await readProofState(
       db,
       this.#signer.logId,
       addresses,
-      distinct(keys.flatMap((key) => mapRowCoords(key, 0, SHALLOW_DEPTH))),
+      distinct(keys.flatMap((key) => mapRowCoords(key, 0, depth))),
     );
     const { sth, leaves, mapRows } = state;
     if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
@@ -272,9 +275,7 @@ export class KtLog {
     return Promise.all(
       addresses.map((address, i) => {
         const key = keys[i] as Uint8Array;
-        // Paths deeper than SHALLOW_DEPTH (two keys sharing 64 leading bits) need a second map
-        // read from the same snapshot.
-        if (mapRows.has(mapNodeKey(SHALLOW_DEPTH, mapNodePrefix(key, SHALLOW_DEPTH)))) {
+        if (pathContinues(key, depth, mapRows)) {
           return this.#proofInOneSnapshot(address);
         }
         return proofFrom(key, sth, leaves.get(i), mapRows, nodes);
@@ -289,7 +290,9 @@ export class KtLog {
         const sth = await readSth(tx, this.#signer.logId);
         if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
         const leaf = await readLatestLeaf(tx, address, sth.treeSize);
-        const mapRows = await readRowsFor([key], (coords) => readMapRows(tx, coords));
+        const mapRows = await readRowsFor([key], shallowDepth(sth.treeSize), (coords) =>
+          readMapRows(tx, coords),
+        );
         const plan = leaf && inclusionProofPlan(leaf.leafIndex, sth.treeSize);
         const nodes = await readSubtrees(tx, plan ? proofPlanNodes(plan) : []);
         return proofFrom(key, sth, leaf, mapRows, nodes);

@@ -1,13 +1,5 @@
 import { bytesToHex } from "@svc/canonical";
-import {
-  type Database,
-  ktLeaves,
-  ktLog,
-  ktMapNodes,
-  ktSths,
-  ktSubtrees,
-  preparedRows,
-} from "@svc/db";
+import { type Database, executeRows, ktLeaves, ktLog, ktSths, preparedRows } from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
@@ -92,38 +84,63 @@ export async function updateSth(db: Database, sth: SignedTreeHead): Promise<void
     .where(eq(ktSths.treeSize, sth.treeSize));
 }
 
-/** Stored complete subtrees at `coords`, keyed by subtreeKey (missing ones are absent). */
+/**
+ * Stored complete subtrees at `coords`, keyed by subtreeKey (missing ones are absent): one index
+ * probe per coordinate, like {@link readMapRows}.
+ */
 export async function readSubtrees(
   db: Database,
   coords: readonly SubtreeCoord[],
 ): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   if (coords.length === 0) return out;
-  const rows = await db
-    .select({ level: ktSubtrees.level, nodeIndex: ktSubtrees.nodeIndex, hash: ktSubtrees.hash })
-    .from(ktSubtrees)
-    .where(
-      sql`(${ktSubtrees.level}, ${ktSubtrees.nodeIndex}) in (select * from unnest(${sql.param(
-        coords.map((c) => c.level),
-      )}::smallint[], ${sql.param(coords.map((c) => c.index))}::bigint[]))`,
-    );
-  for (const row of rows) out.set(subtreeKey(row.level, row.nodeIndex), bytes(row.hash));
+  const rows = await executeRows<{ level: number; node_index: number | string; hash: Uint8Array }>(
+    db,
+    sql`select s.level, s.node_index, s.hash
+      from unnest(${sql.param(coords.map((c) => c.level))}::smallint[],
+        ${sql.param(coords.map((c) => c.index))}::bigint[]) as q(lv, i)
+      cross join lateral (
+        select level, node_index, hash from kt_subtrees
+        where level = q.lv and node_index = q.i limit 1
+      ) s`,
+  );
+  for (const row of rows) out.set(subtreeKey(row.level, Number(row.node_index)), bytes(row.hash));
   return out;
 }
 
-/** Stored index-map rows at `coords`, keyed by mapNodeKey. */
+/**
+ * The index-map rows at the coordinates of two arrays, `$depths` and `$prefixes` (hex): one index
+ * probe per coordinate. As a join, the planner would rather scan the whole table, which grows
+ * with the log while a proof's coordinates do not.
+ */
+const mapRowsAt = (depths: string, prefixes: string) => `
+  select m.depth, m.prefix, m.hash, m.leaf_key, m.leaf_value
+  from unnest(${depths}::smallint[], ${prefixes}::text[]) as q(d, p)
+  cross join lateral (
+    select depth, prefix, hash, leaf_key, leaf_value from kt_map_nodes
+    where depth = q.d and prefix = decode(q.p, 'hex') limit 1
+  ) m`;
+
+interface MapRowRow {
+  depth: number;
+  prefix: Uint8Array;
+  hash: Uint8Array;
+  leaf_key: Uint8Array | null;
+  leaf_value: Uint8Array | null;
+}
+
+/** Stored index-map rows at `coords`, keyed by mapNodeKey. Runs inside transactions too. */
 export async function readMapRows(
   db: Database,
   coords: readonly MapNodeCoord[],
 ): Promise<Map<string, MapRow>> {
-  const rows = await db
-    .select()
-    .from(ktMapNodes)
-    .where(
-      sql`(${ktMapNodes.depth}, ${ktMapNodes.prefix}) in (select d, decode(p, 'hex') from unnest(${sql.param(
-        coords.map((c) => c.depth),
-      )}::smallint[], ${sql.param(coords.map((c) => bytesToHex(c.prefix)))}::text[]) as q(d, p))`,
-    );
+  const [head, middle, tail] = mapRowsAt("\0", "\0").split("\0") as [string, string, string];
+  const rows = await executeRows<MapRowRow>(
+    db,
+    sql`${sql.raw(head)}${sql.param(coords.map((c) => c.depth))}${sql.raw(middle)}${sql.param(
+      coords.map((c) => bytesToHex(c.prefix)),
+    )}${sql.raw(tail)}`,
+  );
   const out = new Map<string, MapRow>();
   for (const row of rows) {
     const prefix = bytes(row.prefix);
@@ -131,8 +148,8 @@ export async function readMapRows(
       depth: row.depth,
       prefix,
       hash: bytes(row.hash),
-      leafKey: row.leafKey && bytes(row.leafKey),
-      leafValue: row.leafValue && bytes(row.leafValue),
+      leafKey: row.leaf_key && bytes(row.leaf_key),
+      leafValue: row.leaf_value && bytes(row.leaf_value),
     });
   }
   return out;
@@ -286,9 +303,7 @@ const PROOF_STATE = `
   ) latest
   union all
   select 'map', null, depth, null, prefix, hash, leaf_key, leaf_value
-  from kt_map_nodes
-  where (depth, prefix) in (
-    select d, decode(p, 'hex') from unnest($2::smallint[], $3::text[]) as q(d, p))`;
+  from (${mapRowsAt("$2", "$3")}) map_rows`;
 
 interface ProofStateRow {
   kind: "sth" | "leaf" | "map";
