@@ -48,6 +48,33 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     expect(Date.now() - started).toBeLessThan(1000);
   });
 
+  it("tells the other instance of deposits made together in one statement", async () => {
+    const a = await instance();
+    const b = await instance();
+    const statements: number[] = [];
+    const counting: Storage = {
+      ...a.storage,
+      notify: (channel, payloads) => {
+        statements.push(payloads.length);
+        return a.storage.notify(channel, payloads);
+      },
+    };
+    const announcing = new BridgeHub({ source, adapter: postgresAdapter(counting) });
+    await announcing.start();
+    hubs.push(announcing);
+    const addresses = Array.from({ length: 40 }, (_, i) => `many-${i}`);
+    const sinks = addresses.map((address) => {
+      const sink = new RecordingSink();
+      b.hub.openBridge({ address, since: 0, transport: "sse", sink });
+      return sink;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const address of addresses) source.deposit(address, announcing);
+    source.deposit("many-0", announcing); // twice in one statement: one notification
+    await until(() => sinks.every((sink, i) => sink.received.length === (i === 0 ? 2 : 1)));
+    expect(statements).toEqual([40]);
+  });
+
   it("delivers its own deposits at once, and once, and wakes the other instance", async () => {
     const a = await instance();
     const b = await instance();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { bridgeInstances, bridgePresence, type Storage } from "@svc/db";
+import { bridgeInstances, bridgePresence, createBatcher, type Storage } from "@svc/db";
 import { and, eq, inArray, lt, notExists, sql } from "drizzle-orm";
 import type { AdapterSink, BridgeAdapter, PresenceSync } from "./adapter.js";
 import { parsePresenceChange } from "./presence-change.js";
@@ -9,6 +9,8 @@ export const DEPOSIT_CHANNEL = "svc_bridge_deposit";
 export const PRESENCE_CHANNEL = "svc_bridge_presence";
 /** An instance whose heartbeat is older than this is dead and its presence rows are reaped. */
 export const DEFAULT_INSTANCE_EXPIRY_MS = 30_000;
+/** Most deposit notifications sent in one statement. */
+const ANNOUNCEMENTS_PER_STATEMENT = 256;
 /** First key of the two-key advisory locks that serialize presence writes per address. */
 const PRESENCE_LOCK_SPACE = 0x5356_4202;
 
@@ -35,6 +37,16 @@ export function postgresAdapter(
   /** Tags this adapter's deposit notifications, which it hears back and must not act on twice. */
   const origin = randomUUID();
   const unlisteners: Array<() => Promise<void>> = [];
+  // A notification per deposit would be a round trip per deposit beside the deposit's own batch;
+  // the ones that arrive while a statement is out leave together in the next.
+  const announce = createBatcher<string, void>(
+    async (addresses) => {
+      const payloads = [...new Set(addresses)].map((address) => `${origin} ${address}`);
+      await storage.notify(DEPOSIT_CHANNEL, payloads);
+      return addresses.map(() => undefined);
+    },
+    { concurrency: 1, maxBatch: ANNOUNCEMENTS_PER_STATEMENT },
+  );
 
   const register = async () => {
     await db.insert(bridgeInstances).values({ instanceId }).onConflictDoNothing();
@@ -96,8 +108,8 @@ export function postgresAdapter(
       }
     },
 
-    async announceDeposit(address) {
-      await storage.notify(DEPOSIT_CHANNEL, `${origin} ${address}`);
+    announceDeposit(address) {
+      return announce(address);
     },
 
     syncPresence(address, bridges, at): Promise<PresenceSync> {

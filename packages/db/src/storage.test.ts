@@ -56,7 +56,7 @@ describe.runIf(hasTestPostgres())("postgres storage", () => {
 const kinds = hasTestPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
 
 describe.each(kinds)("notifications on %s", (kind) => {
-  it("reach listeners, and the listener hears of its subscription", async () => {
+  it("reach listeners in order, several in one call, and the listener hears of its subscription", async () => {
     const storage = await createTestStorage({ kind });
     opened.push(storage);
     const received: string[] = [];
@@ -66,8 +66,10 @@ describe.each(kinds)("notifications on %s", (kind) => {
       (payload) => received.push(payload),
       () => subscribed++,
     );
-    await storage.notify("svc_test", "hello");
+    await storage.notify("svc_test", ["hello"]);
     await expect.poll(() => received).toEqual(["hello"]);
+    await storage.notify("svc_test", ["one", "two", "three"]);
+    await expect.poll(() => received).toEqual(["hello", "one", "two", "three"]);
     expect(subscribed).toBe(1);
     await unlisten();
   });

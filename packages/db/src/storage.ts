@@ -33,7 +33,8 @@ export interface Storage {
     onPayload: (payload: string) => void,
     onListen?: () => void,
   ): Promise<() => Promise<void>>;
-  notify(channel: string, payload: string): Promise<void>;
+  /** Sends one notification per payload, in one statement. */
+  notify(channel: string, payloads: readonly string[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -48,6 +49,7 @@ export interface StorageOptions {
 
 const migrationsFolder = fileURLToPath(new URL("../drizzle", import.meta.url));
 const MIGRATION_LOCK_ID = 0x5356_4301;
+const NOTIFY_EACH = "select pg_notify($1, payload) from unnest($2::text[]) as payload";
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   return options.databaseUrl
@@ -86,8 +88,8 @@ export function pgliteStorage(client: PGlite): Storage {
       onListen?.();
       return () => unlisten();
     },
-    async notify(channel, payload) {
-      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    async notify(channel, payloads) {
+      await client.query(NOTIFY_EACH, [channel, payloads]);
     },
     async close() {
       if (!client.closed) await client.close();
@@ -110,8 +112,8 @@ async function openPostgres(url: string, poolSize: number): Promise<Storage> {
       const { unlisten } = await client.listen(channel, onPayload, onListen);
       return unlisten;
     },
-    async notify(channel, payload) {
-      await client.notify(channel, payload);
+    async notify(channel, payloads) {
+      await client.unsafe(NOTIFY_EACH, [channel, [...payloads]], { prepare: true });
     },
     async close() {
       await client.end({ timeout: 5 });

@@ -106,7 +106,7 @@ describe.runIf(hasTestPostgres())("two server instances on one PostgreSQL databa
           expiresAt: Date.now() + 3_600_000,
         });
         // The store is outside both servers: announce the deposit as an instance would.
-        if (n % 10 === 9) await storages[0]?.notify(DEPOSIT_CHANNEL, ALICE);
+        if (n % 10 === 9) await storages[0]?.notify(DEPOSIT_CHANNEL, [ALICE]);
       }
     })();
 
