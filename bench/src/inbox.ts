@@ -14,11 +14,13 @@ const CONCURRENCY = 16;
 const RECIPIENTS = CONCURRENCY;
 const FETCH_LIMIT = 50;
 /** Rounds the HTTP rows alternate with their baselines over; each row reports its median. */
-const ROUNDS = 3;
+const ROUNDS = 5;
+/** Rounds run first and not counted: JIT, connection pools and the server's caches warm up. */
+const WARMUP_ROUNDS = 1;
 const POOL_SIZE = 10;
 const SIZES = [
-  { label: "1 KiB", bytes: 1024, deposits: 6000 },
-  { label: "64 KiB", bytes: 64 * 1024, deposits: 900 },
+  { label: "1 KiB", bytes: 1024, deposits: 15_000 },
+  { label: "64 KiB", bytes: 64 * 1024, deposits: 1500 },
 ];
 const BASELINE_ADDRESS = "bench-raw";
 const PREPARED_INSERT = `insert into inbox_blobs
@@ -96,7 +98,7 @@ async function benchBackend(
       const inserts: LoadResult[] = [];
       const preparedInserts: LoadResult[] = [];
       const deposits: LoadResult[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
         const bodies = Array.from({ length: perRound }, (_, n) => {
           const address = `bench-${size.bytes}-${n % RECIPIENTS}`;
           const bytes = blob(size.bytes, sequence++);
@@ -152,17 +154,17 @@ async function benchBackend(
         );
       }
       const insertName = `raw INSERT ${size.label}`;
-      const note = `median of ${ROUNDS} rounds of ${perRound}`;
+      const note = `median of ${ROUNDS} rounds of ${perRound}, after ${WARMUP_ROUNDS} uncounted`;
       rows.push(
-        { name: insertName, ...median(inserts), note: `drizzle insert; ${note}` },
+        { name: insertName, ...counted(inserts), note: `drizzle insert; ${note}` },
         {
           name: `raw INSERT ${size.label}, prepared`,
-          ...median(preparedInserts),
+          ...counted(preparedInserts),
           note: `a prepared statement; ${note}`,
         },
         {
           name: `deposit ${size.label} (HTTP)`,
-          ...median(deposits),
+          ...counted(deposits),
           baseline: insertName,
           note: `signed, verified, batched; ${note}`,
         },
@@ -178,7 +180,7 @@ async function benchBackend(
           text: JSON.stringify(signed("POST", path, recipient, { limit: FETCH_LIMIT })),
         };
       });
-      for (let round = 0; round < ROUNDS; round++) {
+      for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
         selects.push(
           await runFor(2000 / ROUNDS, async () => {
             const found = await storage.db.query.inboxBlobs.findMany({
@@ -204,8 +206,8 @@ async function benchBackend(
         );
       }
       rows.push(
-        { name: selectName, ...median(selects) },
-        { name: `fetch ${size.label} (HTTP, blobs)`, ...median(fetches), baseline: selectName },
+        { name: selectName, ...counted(selects) },
+        { name: `fetch ${size.label} (HTTP, blobs)`, ...counted(fetches), baseline: selectName },
       );
       await storage.db.delete(inboxBlobs); // the baseline's (each size has its own recipients)
     }
@@ -245,6 +247,9 @@ function blob(size: number, n: number): Uint8Array {
 }
 
 const sha256Hex = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
+
+/** The median of the rounds after the warm-up ones. */
+const counted = (rounds: LoadResult[]) => median(rounds.slice(WARMUP_ROUNDS));
 
 /** Runs operations 0..count-1 from CONCURRENCY workers; one op per item. */
 async function runEach(
