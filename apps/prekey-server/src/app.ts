@@ -10,11 +10,11 @@ import type { Config } from "./config.js";
 import { ApiError } from "./errors.js";
 import { registerObserverRoutes } from "./observer/routes.js";
 import { registerOperationsRoutes } from "./routes/operations.js";
-import { registerBridgeRoutes, startBridgeHub } from "./routes/v1/bridge/index.js";
-import { inboxApiError, registerInboxRoutes } from "./routes/v1/inbox/index.js";
+import { inboxApiError } from "./routes/v1/inbox/index.js";
 import { registerKeysRoutes } from "./routes/v1/keys/index.js";
 import { createKtHooks } from "./routes/v1/kt/hooks.js";
 import { ktApiError, registerKtRoutes, startKtLog } from "./routes/v1/kt/index.js";
+import { registerRelayRoutes } from "./routes/v1/relay.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
 
 export interface SvcApp {
@@ -63,9 +63,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const ktLog = config.kt.enabled ? await startKtLog(services) : undefined;
   if (ktLog) registerKtRoutes(app, services, ktLog);
   registerKeysRoutes(app, services, ktLog ? createKtHooks(ktLog) : {});
-  const inbox = config.inbox.enabled ? registerInboxRoutes(app, services) : undefined;
-  const hub = inbox ? await startBridgeHub(services, inbox) : undefined;
-  if (hub && inbox) registerBridgeRoutes(app, services, hub, inbox);
+  const hub = config.inbox.enabled ? await registerRelayRoutes(app, services) : undefined;
   if (!config.kt.enabled) app.all("/v1/kt/*", featureDisabled("key transparency"));
   if (!config.inbox.enabled) {
     app.all("/v1/inbox/*", featureDisabled("the inbox relay"));

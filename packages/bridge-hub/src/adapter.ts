@@ -22,6 +22,12 @@ export interface PresenceSync {
  */
 export interface BridgeAdapter {
   start(sink: AdapterSink): Promise<void>;
+  /**
+   * A NOTIFY (`prefix + address` on `channel`) that announces a deposit as `announceDeposit`
+   * would, for the depositing transaction to send itself: then the other instances hear of it at
+   * its commit, and the hub skips `announceDeposit` for a deposit marked `notified`.
+   */
+  readonly depositNotice?: { channel: string; prefix: string };
   /** Tells the other instances that `address` has a new envelope (the hub tells its own). */
   announceDeposit(address: string): Promise<void>;
   /** Sets this instance's live bridge count of `address`; announces a global crossing. */

@@ -107,7 +107,7 @@ export class BridgeHub {
 
   /**
    * The inbox committed `deposit` on this instance: this instance's bridges get it at once (see
-   * PushBridge.offer), and the other instances are told.
+   * PushBridge.offer), and the other instances are told unless its transaction did that.
    */
   depositCommitted(deposit: CommittedDeposit): void {
     const wakeables = this.#wakeables.get(deposit.address);
@@ -117,6 +117,7 @@ export class BridgeHub {
         else wakeable.wake();
       }
     }
+    if (deposit.notified) return;
     this.#adapter
       .announceDeposit(deposit.address)
       .catch((error: unknown) => this.#onError(error, "announcing a deposit"));

@@ -75,6 +75,37 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     expect(statements).toEqual([40]);
   });
 
+  it("leaves the announcement to a deposit transaction that sent the deposit notice", async () => {
+    const a = await instance();
+    const b = await instance();
+    const statements: number[] = [];
+    const counting: Storage = {
+      ...a.storage,
+      notify: (channel, payloads) => {
+        statements.push(payloads.length);
+        return a.storage.notify(channel, payloads);
+      },
+    };
+    const adapter = postgresAdapter(counting);
+    const announcing = new BridgeHub({ source, adapter });
+    await announcing.start();
+    hubs.push(announcing);
+    const here = new RecordingSink();
+    const there = new RecordingSink();
+    announcing.openBridge({ address: "frank", since: 0, transport: "ws", sink: here });
+    b.hub.openBridge({ address: "frank", since: 0, transport: "sse", sink: there });
+    await until(() => here.ended === undefined && there.ended === undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const notice = adapter.depositNotice as { channel: string; prefix: string };
+    // What the inbox's deposit transaction sends, from a connection of its own.
+    await a.storage.notify(notice.channel, [`${notice.prefix}frank`]);
+    source.deposit("frank", announcing, true);
+    await until(() => here.received.length === 1 && there.received.length === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect([here.received.length, there.received.length]).toEqual([1, 1]);
+    expect(statements).toEqual([]);
+  });
+
   it("delivers its own deposits at once, and once, and wakes the other instance", async () => {
     const a = await instance();
     const b = await instance();

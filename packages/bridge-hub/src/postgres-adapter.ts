@@ -94,6 +94,8 @@ export function postgresAdapter(
   };
 
   return {
+    depositNotice: { channel: DEPOSIT_CHANNEL, prefix: `${origin} ` },
+
     async start(adapterSink: AdapterSink) {
       await register();
       for (const [channel, onPayload] of [

@@ -14,6 +14,8 @@ export interface CommittedDeposit {
   receivedAt: number;
   /** The address's receivedAt before this deposit: no envelope of the address lies between. */
   previousReceivedAt: number;
+  /** The depositing transaction sent the adapter's `depositNotice`: no announcement is due. */
+  notified?: boolean;
   /** The envelope as `envelopesSince` would return it (built on first call); undefined if expired. */
   envelope(): BridgeEnvelope | undefined;
 }

@@ -32,6 +32,15 @@ export interface DepositPolicy extends TtlBounds {
   quota: number;
 }
 
+/**
+ * A NOTIFY the deposit transaction sends on PostgreSQL: `prefix + address` on `channel` for each
+ * recipient it stored a blob for, delivered at commit.
+ */
+export interface DepositNotice {
+  channel: string;
+  prefix: string;
+}
+
 interface DepositRow {
   outcome: "stored" | "repeat" | "wrong_key" | "not_registered" | "quota";
   received_at: number | string | bigint | null;
@@ -39,12 +48,12 @@ interface DepositRow {
   oldest_expires_at: number | string | bigint | null;
 }
 
-// svc_inbox_deposit (migrations 0005, 0007) runs the whole batch in the database, so a batch costs
+// svc_inbox_deposit (migrations 0005, 0007, 0008) runs the whole batch in the database, so a batch costs
 // one round trip and one implicit transaction, whatever its size.
 const DEPOSIT = `select outcome, received_at, previous_received_at, oldest_expires_at
   from svc_inbox_deposit(
   $1::text[], $2::text[], $3::bytea, $4::integer[], $5::bytea, $6::text[], $7::bigint[],
-  $8::bigint, $9::integer)`;
+  $8::bigint, $9::integer, $10::text, $11::text)`;
 
 /**
  * A batch of deposits (recipients may repeat); answers each with its result or the InboxError
@@ -58,6 +67,7 @@ export async function depositBlobs(
   inputs: readonly DepositInput[],
   now: number,
   policy: DepositPolicy,
+  notice?: DepositNotice,
 ): Promise<Array<DepositResult | InboxError>> {
   const expiries = inputs.map((input) => clampExpiry(input.expiresAt, now, policy));
   let end = 0;
@@ -74,6 +84,8 @@ export async function depositBlobs(
     expiries,
     now,
     policy.quota,
+    notice?.channel ?? null,
+    notice?.prefix ?? null,
   ]);
   if (rows.length !== inputs.length) {
     throw new Error(`svc_inbox_deposit answered ${rows.length} rows for ${inputs.length} inputs`);

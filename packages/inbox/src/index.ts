@@ -1,5 +1,11 @@
 export { CursorCodec } from "./cursor.js";
-export type { DepositInput, DepositPolicy, DepositResult, StoredDeposit } from "./deposit.js";
+export type {
+  DepositInput,
+  DepositNotice,
+  DepositPolicy,
+  DepositResult,
+  StoredDeposit,
+} from "./deposit.js";
 export type { InboxErrorCode } from "./errors.js";
 export { InboxError } from "./errors.js";
 export {

@@ -11,6 +11,7 @@ import { type CommittedDeposit, InboxStore } from "./store.js";
 
 const T0 = 1_763_780_000_000;
 const ALICE = "alice@example.com:1";
+const BOB = "bob@example.com:1";
 const ALICE_KEY = new Uint8Array(32).fill(1);
 const SENDER_KEY = new Uint8Array(32).fill(2);
 
@@ -44,6 +45,14 @@ function blob(n: number, overrides: Partial<DepositInput> = {}): DepositInput {
     expiresAt: T0 + 3_600_000,
     ...overrides,
   };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 async function codeOf(work: Promise<unknown>): Promise<string | undefined> {
@@ -224,6 +233,57 @@ describe("InboxStore deposits served as one batch", () => {
       [T0, T0 + 1],
       [T0 + 1, T0 + 2],
     ]);
+  });
+});
+
+describe("InboxStore deposit notice", () => {
+  it("is sent by the deposit's own transaction, once per recipient a batch stored for", async () => {
+    const { storage, store } = await setup({ quota: 2 });
+    const notice = { channel: "svc_test_deposit", prefix: "tag " };
+    const noticing = new InboxStore({
+      db: storage.db,
+      now: () => T0,
+      quota: 2,
+      minTtlMs: 60_000,
+      maxTtlMs: 30 * 86_400_000,
+      depositConcurrency: 1,
+      depositNotice: notice,
+    });
+    await store.register(BOB, ALICE_KEY);
+    const heard: string[] = [];
+    const unlisten = await storage.listen(notice.channel, (payload) => heard.push(payload));
+    const notified: boolean[] = [];
+    noticing.onDeposit((deposit) => notified.push(deposit.notified));
+    await noticing.deposit(blob(1));
+    await until(() => heard.length === 1);
+    // One batch: two stored for Alice (the third is over quota), one for Bob, one refused.
+    const outcomes = await Promise.allSettled(
+      [blob(2), blob(3), blob(4), blob(5, { address: BOB }), blob(6, { address: "nobody" })].map(
+        (input) => noticing.deposit(input),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "rejected",
+      "fulfilled",
+      "rejected",
+    ]);
+    await until(() => heard.length === 3);
+    await noticing.deposit(blob(1)); // a repeat stores nothing and announces nothing
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await unlisten();
+    expect(heard.slice(0, 1)).toEqual([`tag ${ALICE}`]);
+    expect(heard.slice(1).sort()).toEqual([`tag ${ALICE}`, `tag ${BOB}`]);
+    expect(notified).toEqual([true, true, true]);
+  });
+
+  it("marks no deposit notified in a store without one", async () => {
+    const { store } = await setup();
+    const notified: boolean[] = [];
+    store.onDeposit((deposit) => notified.push(deposit.notified));
+    await store.deposit(blob(1));
+    expect(notified).toEqual([false]);
   });
 });
 

@@ -11,6 +11,7 @@ import { equalBytes, toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
 import {
   type DepositInput,
+  type DepositNotice,
   type DepositResult,
   depositBlobs,
   type StoredDeposit,
@@ -31,6 +32,11 @@ export interface InboxStoreOptions {
    * busy share the next one (see createBatcher). Keep it below the connection pool size.
    */
   depositConcurrency?: number;
+  /**
+   * PostgreSQL only: each deposit transaction also sends this NOTIFY (see DepositNotice), so that
+   * listeners on other connections hear of deposits without a statement of their own.
+   */
+  depositNotice?: DepositNotice;
   /** Told when a deposit listener throws (the deposit itself has committed). */
   onListenerError?: (error: unknown) => void;
 }
@@ -62,6 +68,8 @@ export interface CommittedDeposit {
   receivedAt: number;
   /** The address's receivedAt before this blob; none of its blobs lies between the two. */
   previousReceivedAt: number;
+  /** The deposit's transaction sent the store's DepositNotice. */
+  notified: boolean;
   /** The blob as `envelopesSince` would serve it (built on first call); undefined once expired. */
   envelope(): BridgeEnvelope | undefined;
 }
@@ -110,7 +118,13 @@ export class InboxStore {
     const { quota, minTtlMs, maxTtlMs } = options;
     this.#deposit = createBatcher(
       (inputs: DepositInput[]) =>
-        depositBlobs(this.#db, inputs, options.now(), { quota, minTtlMs, maxTtlMs }),
+        depositBlobs(
+          this.#db,
+          inputs,
+          options.now(),
+          { quota, minTtlMs, maxTtlMs },
+          options.depositNotice,
+        ),
       { concurrency: options.depositConcurrency ?? 2, maxBatch: 32 },
     );
   }
@@ -262,6 +276,7 @@ export class InboxStore {
       address: input.address,
       receivedAt,
       previousReceivedAt,
+      notified: this.#options.depositNotice !== undefined,
       envelope: () => {
         // A read filters expired blobs; so does this (a zero minimum TTL allows one at once).
         if (expiresAt <= this.#options.now()) return undefined;

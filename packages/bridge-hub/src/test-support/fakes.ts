@@ -19,8 +19,9 @@ export class MemorySource implements EnvelopeSource {
   /**
    * Stores the next envelope of `address` (receivedAt 1001, 1002, ...) and, given the hub of the
    * instance it is committed on, tells it. Without a hub it was committed on another instance.
+   * `notified`: the depositing transaction sent the adapter's deposit notice.
    */
-  deposit(address: string, hub?: BridgeHub): BridgeEnvelope {
+  deposit(address: string, hub?: BridgeHub, notified = false): BridgeEnvelope {
     const list = this.#byAddress.get(address) ?? [];
     this.#byAddress.set(address, list);
     // Like an inbox registration's starting value: nothing lies between 0 and the first one.
@@ -28,7 +29,13 @@ export class MemorySource implements EnvelopeSource {
     const receivedAt = (list.at(-1)?.receivedAt ?? 1000) + 1;
     const envelope = { from: "sender:1", bytes: "AgE=", receivedAt, msgId: null };
     list.push(envelope);
-    hub?.depositCommitted({ address, receivedAt, previousReceivedAt, envelope: () => envelope });
+    hub?.depositCommitted({
+      address,
+      receivedAt,
+      previousReceivedAt,
+      notified,
+      envelope: () => envelope,
+    });
     return envelope;
   }
 

@@ -16,32 +16,26 @@ export interface BridgeRouteOptions {
   pingIntervalMs?: number;
 }
 
-export interface BridgeHubTimings {
-  /** Instance heartbeat and dead-instance reaping (default 10 s). */
-  heartbeatMs?: number;
-  /** Heartbeat age after which an instance counts as dead (default 30 s). */
-  instanceExpiryMs?: number;
+/**
+ * How this instance's hub meets the others: in-process on embedded PGlite, LISTEN/NOTIFY plus
+ * the presence table on PostgreSQL (several instances may share the database).
+ */
+export function bridgeAdapter(services: Services): BridgeAdapter {
+  return services.storage.kind === "postgres"
+    ? postgresAdapter(services.storage)
+    : inProcessAdapter();
 }
 
-/**
- * The hub of this instance: in-process on embedded PGlite, LISTEN/NOTIFY plus the presence table
- * on PostgreSQL (several instances may share the database). Emits the presence server events and
- * closes with the app.
- */
+/** The hub of this instance; emits the presence server events and closes with the app. */
 export async function startBridgeHub(
   services: Services,
   inbox: BridgeInbox,
-  timings: BridgeHubTimings = {},
+  adapter: BridgeAdapter,
 ): Promise<BridgeHub> {
-  const adapter: BridgeAdapter =
-    services.storage.kind === "postgres"
-      ? postgresAdapter(services.storage, { instanceExpiryMs: timings.instanceExpiryMs })
-      : inProcessAdapter();
   const hub = new BridgeHub({
     source: inbox,
     adapter,
     now: services.now,
-    heartbeatMs: timings.heartbeatMs,
     onCrossing: ({ address, online, at }) =>
       services.events.emit(online ? "inbox.peer_connected" : "inbox.peer_disconnected", {
         address,

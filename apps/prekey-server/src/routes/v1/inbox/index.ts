@@ -1,4 +1,10 @@
-import { InboxError, type InboxErrorCode, InboxStore, startPruner } from "@svc/inbox";
+import {
+  type DepositNotice,
+  InboxError,
+  type InboxErrorCode,
+  InboxStore,
+  startPruner,
+} from "@svc/inbox";
 import type { Hono } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../app-env.js";
@@ -12,9 +18,14 @@ import { registerInboxUnregister } from "./unregister.js";
 
 /**
  * Mounts the inbox relay routes, its readiness probe and its expiry pruner. Returns the store, so
- * that bridges can read backlogs, bound keys and deposit events from it.
+ * that bridges can read backlogs, bound keys and deposit events from it. `depositNotice`: the
+ * NOTIFY each deposit transaction sends for the bridge hubs of other instances.
  */
-export function registerInboxRoutes(app: Hono<AppEnv>, services: Services): InboxStore {
+export function registerInboxRoutes(
+  app: Hono<AppEnv>,
+  services: Services,
+  depositNotice?: DepositNotice,
+): InboxStore {
   const { quota, minTtlMs, maxTtlMs, pruneIntervalMs } = services.config.inbox;
   const store = new InboxStore({
     db: services.storage.db,
@@ -23,6 +34,7 @@ export function registerInboxRoutes(app: Hono<AppEnv>, services: Services): Inbo
     minTtlMs,
     maxTtlMs,
     depositConcurrency: services.storage.batchConcurrency,
+    depositNotice,
     onListenerError: (error) =>
       services.logger.warn("inbox deposit listener failed", { error: errorName(error) }),
   });

@@ -7,8 +7,8 @@ import type { AppEnv } from "../../../../app-env.js";
 import { routeUpgrades } from "../../../../bridge-ws.js";
 import { createServices, type Services } from "../../../../services.js";
 import { testConfig } from "../../../../test-support/app.js";
-import { registerInboxRoutes } from "../../inbox/index.js";
-import { type BridgeRouteOptions, registerBridgeRoutes, startBridgeHub } from "../index.js";
+import { registerRelayRoutes } from "../../relay.js";
+import type { BridgeRouteOptions } from "../index.js";
 
 export interface BridgeTestServer {
   url: string;
@@ -30,8 +30,7 @@ export async function startBridgeTestServer(
     c.set("requestId", "bridge-test");
     await next();
   });
-  const inbox = registerInboxRoutes(app, services);
-  registerBridgeRoutes(app, services, await startBridgeHub(services, inbox), inbox, options);
+  await registerRelayRoutes(app, services, options);
   app.onError((error, c) => {
     const apiError = toApiError(error);
     return c.json(apiError.body(), apiError.status);
