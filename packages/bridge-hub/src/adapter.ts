@@ -10,6 +10,12 @@ export interface AdapterSink {
   resync(): void;
 }
 
+/** A NOTIFY of `prefix + address` on `channel`. */
+export interface DepositNotice {
+  channel: string;
+  prefix: string;
+}
+
 /** The result of writing this instance's live bridge count of one address. */
 export interface PresenceSync {
   /** Set when this write made the global count cross 0<->1: this instance reports it. */
@@ -23,11 +29,11 @@ export interface PresenceSync {
 export interface BridgeAdapter {
   start(sink: AdapterSink): Promise<void>;
   /**
-   * A NOTIFY (`prefix + address` on `channel`) that announces a deposit as `announceDeposit`
-   * would, for the depositing transaction to send itself: then the other instances hear of it at
-   * its commit, and the hub skips `announceDeposit` for a deposit marked `notified`.
+   * A NOTIFY that announces a deposit as `announceDeposit` would, for the depositing transaction
+   * to send itself: then the other instances hear of it at its commit, and the hub skips
+   * `announceDeposit` for a deposit marked `notified`.
    */
-  readonly depositNotice?: { channel: string; prefix: string };
+  readonly depositNotice?: DepositNotice;
   /** Tells the other instances that `address` has a new envelope (the hub tells its own). */
   announceDeposit(address: string): Promise<void>;
   /** Sets this instance's live bridge count of `address`; announces a global crossing. */

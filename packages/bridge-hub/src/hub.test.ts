@@ -1,10 +1,11 @@
+import { until } from "@svc/db/testing";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AdapterSink, BridgeAdapter } from "./adapter.js";
 import { BridgeHub } from "./hub.js";
 import { inProcessAdapter } from "./in-process-adapter.js";
 import { MAX_UNSENT_BYTES } from "./push-bridge.js";
-import { MemorySource, RecordingPresenceSink, RecordingSink, until } from "./test-support/fakes.js";
+import { MemorySource, RecordingPresenceSink, RecordingSink } from "./test-support/fakes.js";
 import type { PresenceChange } from "./types.js";
 
 const hubs: BridgeHub[] = [];

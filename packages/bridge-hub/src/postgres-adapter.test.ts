@@ -1,9 +1,10 @@
 import { openStorage, type Storage } from "@svc/db";
-import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
+import { createTestDatabase, hasTestPostgres, until } from "@svc/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DepositNotice } from "./adapter.js";
 import { BridgeHub } from "./hub.js";
 import { type PostgresAdapterOptions, postgresAdapter } from "./postgres-adapter.js";
-import { MemorySource, RecordingPresenceSink, RecordingSink, until } from "./test-support/fakes.js";
+import { MemorySource, RecordingPresenceSink, RecordingSink } from "./test-support/fakes.js";
 import type { PresenceChange } from "./types.js";
 
 describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database)", () => {
@@ -51,14 +52,7 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
   it("tells the other instance of deposits made together in one statement", async () => {
     const a = await instance();
     const b = await instance();
-    const statements: number[] = [];
-    const counting: Storage = {
-      ...a.storage,
-      notify: (channel, payloads) => {
-        statements.push(payloads.length);
-        return a.storage.notify(channel, payloads);
-      },
-    };
+    const { counting, statements } = countingNotifies(a.storage);
     const announcing = new BridgeHub({ source, adapter: postgresAdapter(counting) });
     await announcing.start();
     hubs.push(announcing);
@@ -78,14 +72,7 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
   it("leaves the announcement to a deposit transaction that sent the deposit notice", async () => {
     const a = await instance();
     const b = await instance();
-    const statements: number[] = [];
-    const counting: Storage = {
-      ...a.storage,
-      notify: (channel, payloads) => {
-        statements.push(payloads.length);
-        return a.storage.notify(channel, payloads);
-      },
-    };
+    const { counting, statements } = countingNotifies(a.storage);
     const adapter = postgresAdapter(counting);
     const announcing = new BridgeHub({ source, adapter });
     await announcing.start();
@@ -96,7 +83,7 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     b.hub.openBridge({ address: "frank", since: 0, transport: "sse", sink: there });
     await until(() => here.ended === undefined && there.ended === undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const notice = adapter.depositNotice as { channel: string; prefix: string };
+    const notice = adapter.depositNotice as DepositNotice;
     // What the inbox's deposit transaction sends, from a connection of its own.
     await a.storage.notify(notice.channel, [`${notice.prefix}frank`]);
     source.deposit("frank", announcing, true);
@@ -224,3 +211,16 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     await until(() => sink.received.length === 1);
   });
 });
+
+/** `storage`, recording the payload count of each NOTIFY statement it sends. */
+function countingNotifies(storage: Storage): { counting: Storage; statements: number[] } {
+  const statements: number[] = [];
+  const counting: Storage = {
+    ...storage,
+    notify: (channel, payloads) => {
+      statements.push(payloads.length);
+      return storage.notify(channel, payloads);
+    },
+  };
+  return { counting, statements };
+}

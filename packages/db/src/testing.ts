@@ -66,3 +66,15 @@ function requireTestDatabaseUrl(): string {
   if (!url) throw new Error("TEST_DATABASE_URL is not set");
   return url;
 }
+
+/** Resolves once `condition` holds, polling every few milliseconds; fails after `timeoutMs`. */
+export async function until(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -48,8 +48,8 @@ interface DepositRow {
   oldest_expires_at: number | string | bigint | null;
 }
 
-// svc_inbox_deposit (migrations 0005, 0007, 0008) runs the whole batch in the database, so a batch costs
-// one round trip and one implicit transaction, whatever its size.
+// svc_inbox_deposit (migrations 0005, 0007, 0008) runs the whole batch in the database, so a
+// batch costs one round trip and one implicit transaction, whatever its size.
 const DEPOSIT = `select outcome, received_at, previous_received_at, oldest_expires_at
   from svc_inbox_deposit(
   $1::text[], $2::text[], $3::bytea, $4::integer[], $5::bytea, $6::text[], $7::bigint[],

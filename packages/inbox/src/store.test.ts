@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { encodeBase64, encodeBase64Url } from "@svc/canonical";
 import { inboxBlobs, inboxRegistrations, type Storage } from "@svc/db";
-import { createTestStorage } from "@svc/db/testing";
+import { createTestStorage, until } from "@svc/db/testing";
 import { count, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DepositInput } from "./deposit.js";
 import { InboxError } from "./errors.js";
 import { startPruner } from "./pruner.js";
-import { type CommittedDeposit, InboxStore } from "./store.js";
+import { type CommittedDeposit, InboxStore, type InboxStoreOptions } from "./store.js";
 
 const T0 = 1_763_780_000_000;
 const ALICE = "alice@example.com:1";
@@ -20,16 +20,19 @@ afterEach(async () => {
   for (const storage of storages.splice(0)) await storage.close();
 });
 
-async function setup(options: { quota?: number } = {}) {
+async function setup(
+  options: Partial<Pick<InboxStoreOptions, "quota" | "depositConcurrency" | "depositNotice">> = {},
+) {
   const storage = await createTestStorage();
   storages.push(storage);
   const clock = { now: T0 };
   const store = new InboxStore({
     db: storage.db,
     now: () => clock.now,
-    quota: options.quota ?? 1000,
+    quota: 1000,
     minTtlMs: 60_000,
     maxTtlMs: 30 * 86_400_000,
+    ...options,
   });
   await store.register(ALICE, ALICE_KEY);
   return { storage, store, clock };
@@ -45,14 +48,6 @@ function blob(n: number, overrides: Partial<DepositInput> = {}): DepositInput {
     expiresAt: T0 + 3_600_000,
     ...overrides,
   };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 async function codeOf(work: Promise<unknown>): Promise<string | undefined> {
@@ -179,17 +174,9 @@ describe("InboxStore deposits", () => {
 
 describe("InboxStore deposits served as one batch", () => {
   it("answers each deposit of a batch as if it had come alone, in arrival order", async () => {
-    const { storage, store } = await setup({ quota: 3 });
-    const batched = new InboxStore({
-      db: storage.db,
-      now: () => T0,
-      quota: 3,
-      minTtlMs: 60_000,
-      maxTtlMs: 30 * 86_400_000,
-      depositConcurrency: 1,
-    });
+    const { store } = await setup({ quota: 3, depositConcurrency: 1 });
     const heard: Array<[number, number]> = [];
-    batched.onDeposit((d) => heard.push([d.previousReceivedAt, d.receivedAt]));
+    store.onDeposit((d) => heard.push([d.previousReceivedAt, d.receivedAt]));
     const other = new Uint8Array(32).fill(9);
     // The first deposit runs alone; the other seven wait for it and share one transaction.
     const outcomes = await Promise.all(
@@ -203,7 +190,7 @@ describe("InboxStore deposits served as one batch", () => {
         blob(5),
         blob(2, { senderPublicKey: other }),
       ].map((input) =>
-        batched.deposit(input).then(
+        store.deposit(input).then(
           (result) => (result.idempotent ? "idempotent" : "stored"),
           (error: InboxError) => error.code,
         ),
@@ -238,14 +225,9 @@ describe("InboxStore deposits served as one batch", () => {
 
 describe("InboxStore deposit notice", () => {
   it("is sent by the deposit's own transaction, once per recipient a batch stored for", async () => {
-    const { storage, store } = await setup({ quota: 2 });
     const notice = { channel: "svc_test_deposit", prefix: "tag " };
-    const noticing = new InboxStore({
-      db: storage.db,
-      now: () => T0,
+    const { storage, store } = await setup({
       quota: 2,
-      minTtlMs: 60_000,
-      maxTtlMs: 30 * 86_400_000,
       depositConcurrency: 1,
       depositNotice: notice,
     });
@@ -253,13 +235,13 @@ describe("InboxStore deposit notice", () => {
     const heard: string[] = [];
     const unlisten = await storage.listen(notice.channel, (payload) => heard.push(payload));
     const notified: boolean[] = [];
-    noticing.onDeposit((deposit) => notified.push(deposit.notified));
-    await noticing.deposit(blob(1));
+    store.onDeposit((deposit) => notified.push(deposit.notified));
+    await store.deposit(blob(1));
     await until(() => heard.length === 1);
     // One batch: two stored for Alice (the third is over quota), one for Bob, one refused.
     const outcomes = await Promise.allSettled(
       [blob(2), blob(3), blob(4), blob(5, { address: BOB }), blob(6, { address: "nobody" })].map(
-        (input) => noticing.deposit(input),
+        (input) => store.deposit(input),
       ),
     );
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
@@ -270,7 +252,7 @@ describe("InboxStore deposit notice", () => {
       "rejected",
     ]);
     await until(() => heard.length === 3);
-    await noticing.deposit(blob(1)); // a repeat stores nothing and announces nothing
+    await store.deposit(blob(1)); // a repeat stores nothing and announces nothing
     await new Promise((resolve) => setTimeout(resolve, 100));
     await unlisten();
     expect(heard.slice(0, 1)).toEqual([`tag ${ALICE}`]);

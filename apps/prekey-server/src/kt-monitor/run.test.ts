@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { encodeBase64 } from "@svc/canonical";
-import { createTestStorage } from "@svc/db/testing";
+import { createTestStorage, until } from "@svc/db/testing";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "../test-support/app.js";
@@ -87,10 +87,10 @@ describe("svc-kt monitor", () => {
       ["monitor", "--url", server.url, "--watch", "carol", "--interval", "20", "--log-key", logKey],
       { ...out.io, signal: stop.signal },
     );
-    await until(() => out.stdout.some((e) => e.event === "sth" && e.treeSize === 1));
+    await until(() => out.stdout.some((e) => e.event === "sth" && e.treeSize === 1), 15_000);
     await register("dave", 7);
     await register("carol", 9);
-    await until(() => out.stdout.some((e) => e.event === "sth" && e.treeSize === 3));
+    await until(() => out.stdout.some((e) => e.event === "sth" && e.treeSize === 3), 15_000);
     stop.abort();
     expect(await running).toBe(EXIT.ok);
     expect(out.stdout.filter((e) => e.event === "change").map((e) => e.leafIndex)).toEqual([0, 2]);
@@ -145,7 +145,7 @@ describe("svc-kt monitor", () => {
         signal: stop.signal,
         fetch: (url) => fetch(url.replace("http://log.example", target)),
       });
-      await until(() => out.stdout.some((e) => e.event === "sth" && e.treeSize === 2));
+      await until(() => out.stdout.some((e) => e.event === "sth" && e.treeSize === 2), 15_000);
       target = other.server.url;
       expect(await running).toBe(EXIT.verification);
       expect(out.stderr.at(-1)).toMatchObject({ event: "error", code });
@@ -174,11 +174,3 @@ describe("svc-kt monitor", () => {
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

@@ -86,12 +86,3 @@ export class RecordingPresenceSink implements PresenceSink {
     this.ended = reason;
   }
 }
-
-/** Resolves once `condition` holds, polling every few milliseconds (fails after `timeoutMs`). */
-export async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

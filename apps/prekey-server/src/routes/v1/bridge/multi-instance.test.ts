@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { DEPOSIT_CHANNEL } from "@svc/bridge-hub";
 import { ed25519KeyPairFromSeed } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
-import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
+import { createTestDatabase, hasTestPostgres, until } from "@svc/db/testing";
 import { InboxStore } from "@svc/inbox";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
@@ -14,7 +14,6 @@ import {
   presenceUrl,
   registeredInbox,
   SseReader,
-  until,
 } from "./test-support/bridge-client.js";
 
 const ALICE = "alice@example.com:1";

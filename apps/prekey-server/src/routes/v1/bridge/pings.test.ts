@@ -1,3 +1,4 @@
+import { until } from "@svc/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { PingTicker } from "./pings.js";
@@ -7,7 +8,6 @@ import {
   party,
   presenceUrl,
   SseReader,
-  until,
 } from "./test-support/bridge-client.js";
 import { type BridgeTestServer, startBridgeTestServer } from "./test-support/ping-server.js";
 

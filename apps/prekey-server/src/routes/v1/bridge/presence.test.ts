@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { until } from "@svc/db/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ServerEventMap } from "../../../events.js";
@@ -13,7 +14,6 @@ import {
   presenceUrl,
   registeredInbox,
   SseReader,
-  until,
 } from "./test-support/bridge-client.js";
 
 const WATCHER = "watcher:1";

@@ -1,3 +1,4 @@
+import { until } from "@svc/db/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import { expectContract } from "../../../openapi/contract.js";
 import type { RunningServer } from "../../../server.js";
@@ -8,7 +9,6 @@ import {
   party,
   registeredInbox,
   SseReader,
-  until,
 } from "./test-support/bridge-client.js";
 
 const ALICE = "alice@example.com:1";

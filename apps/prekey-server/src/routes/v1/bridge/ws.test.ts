@@ -1,15 +1,10 @@
+import { until } from "@svc/db/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { expectContract } from "../../../openapi/contract.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
-import {
-  bridgeUrl,
-  liveBridges,
-  party,
-  registeredInbox,
-  until,
-} from "./test-support/bridge-client.js";
+import { bridgeUrl, liveBridges, party, registeredInbox } from "./test-support/bridge-client.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");

@@ -130,15 +130,6 @@ export class SseReader {
   }
 }
 
-/** Resolves once `condition` holds (fails after `timeoutMs`). */
-export async function until(condition: () => boolean | Promise<boolean>, timeoutMs = 5000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Live connections of one transport, from the server's own gauge. */
 export async function liveBridges(server: RunningServer, transport: string): Promise<number> {
   const metric = await server.svc.services.metrics.bridgesLive.get();
