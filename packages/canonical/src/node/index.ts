@@ -3,6 +3,8 @@ import { encodeBase64Url } from "../base64.js";
 import { type Ed25519Verifier, requireBytes } from "../ed25519.js";
 import { passesStrictEd25519Checks } from "../ed25519-strict.js";
 
+export { sodiumEd25519 } from "./sodium.js";
+
 export interface NodeEd25519Options {
   /** Most public keys kept as parsed KeyObjects (least recently used evicted); default 10000. */
   maxCachedKeys?: number;

@@ -3,7 +3,7 @@ import { ed25519KeyPairFromSeed } from "../ed25519.js";
 
 /** Ed25519 group order. */
 export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
-const P = 2n ** 255n - 19n;
+export const P = 2n ** 255n - 19n;
 
 export function toLittleEndian(value: bigint, length = 32): Uint8Array {
   const out = new Uint8Array(length);
@@ -66,4 +66,18 @@ export function signatureWithIdentityR(
   const a = ed25519KeyPairFromSeed(seed).publicKey;
   const s = (challenge(encoding, a, message) * secretScalar(seed)) % L;
   return Uint8Array.from([...encoding, ...toLittleEndian(s)]);
+}
+
+/**
+ * A signature that verifies under RFC 8032 for a public key A of small order: R = rB and S = r,
+ * with the nonce chosen so that the challenge k is a multiple of 8, making [k]A the identity.
+ */
+export function signatureForSmallOrderKey(publicKey: Uint8Array, message: Uint8Array): Uint8Array {
+  for (let n = 0; ; n++) {
+    const nonceSeed = toLittleEndian(BigInt(n));
+    const r = ed25519KeyPairFromSeed(nonceSeed).publicKey;
+    if (challenge(r, publicKey, message) % 8n === 0n) {
+      return Uint8Array.from([...r, ...toLittleEndian(secretScalar(nonceSeed) % L)]);
+    }
+  }
 }
