@@ -84,9 +84,10 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
     await until(() => here.ended === undefined && there.ended === undefined);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const notice = adapter.depositNotice as DepositNotice;
-    // What the inbox's deposit transaction sends, from a connection of its own.
-    await a.storage.notify(notice.channel, [`${notice.prefix}frank`]);
     source.deposit("frank", announcing, true);
+    // What the inbox's deposit transaction sent at commit, from a connection of its own. After
+    // the deposit: B, woken before the blob exists, would read nothing and wait for good.
+    await a.storage.notify(notice.channel, [`${notice.prefix}frank`]);
     await until(() => here.received.length === 1 && there.received.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect([here.received.length, there.received.length]).toEqual([1, 1]);
