@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
+import { preparedRows } from "./rows.js";
 import { identities } from "./schema/index.js";
 import { openStorage, type Storage } from "./storage.js";
 import { createTestStorage, hasTestPostgres } from "./testing.js";
@@ -39,6 +40,14 @@ describe("embedded storage", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   });
+
+  it("refuses a bytea parameter that is not bytes, with its own codec", async () => {
+    const storage = await createTestStorage({ kind: "pglite" });
+    opened.push(storage);
+    await expect(
+      preparedRows(storage.db, "select $1::bytea as b", ["\\x00" as unknown]),
+    ).rejects.toThrow(/bytea takes a Uint8Array/);
+  });
 });
 
 describe.runIf(hasTestPostgres())("postgres storage", () => {
@@ -54,6 +63,35 @@ describe.runIf(hasTestPostgres())("postgres storage", () => {
 });
 
 const kinds = hasTestPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
+
+describe.each(kinds)("bytea on %s", (kind) => {
+  it("round-trips every byte value, empty values and views into larger buffers", async () => {
+    const storage = await createTestStorage({ kind });
+    opened.push(storage);
+    const everyByte = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const view = new Uint8Array(64).fill(7).subarray(8, 40);
+    view[0] = 0;
+    await storage.db.insert(identities).values({
+      ...identity("carol"),
+      signingKey: everyByte,
+      dhKey: new Uint8Array(0),
+      signedPreKey: view,
+    });
+    // postgres.js answers Buffers, PGlite plain Uint8Arrays: compare the bytes.
+    const bytes = (value: Uint8Array | undefined) => Uint8Array.from(value ?? [9]);
+    const [row] = await storage.db.select().from(identities);
+    expect(bytes(row?.signingKey)).toEqual(everyByte);
+    expect(bytes(row?.dhKey)).toEqual(new Uint8Array(0));
+    expect(bytes(row?.signedPreKey)).toEqual(view.slice());
+    const [raw] = await preparedRows<{ key: Uint8Array; same: boolean }>(
+      storage.db,
+      "select signing_key as key, signing_key = $1::bytea as same from identities",
+      [everyByte],
+    );
+    expect(bytes(raw?.key)).toEqual(everyByte);
+    expect(raw?.same).toBe(true);
+  });
+});
 
 describe.each(kinds)("notifications on %s", (kind) => {
   it("reach listeners in order, several in one call, and the listener hears of its subscription", async () => {

@@ -8,6 +8,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { pgliteByteaCodec } from "./pglite-bytea.js";
 import * as schema from "./schema/index.js";
 
 export type Schema = typeof schema;
@@ -68,7 +69,7 @@ async function openPglite(dataDir: string | undefined): Promise<Storage> {
 
 /** Opens (in memory when `location` is absent) and migrates an embedded database. */
 export async function migratedPglite(location?: string): Promise<PGlite> {
-  const client = new PGlite(location);
+  const client = new PGlite(location, pgliteByteaCodec);
   await migratePglite(drizzlePglite(client), { migrationsFolder });
   return client;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { PGlite } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
 import postgres from "postgres";
+import { pgliteByteaCodec } from "./pglite-bytea.js";
 import { migratedPglite, openStorage, pgliteStorage, type Storage } from "./storage.js";
 
 /**
@@ -20,7 +21,9 @@ let template: Promise<PGlite> | undefined;
 /** Migrating a new PGlite takes seconds; cloning a migrated one takes a fraction of that. */
 async function cloneTemplate(): Promise<PGlite> {
   template ??= migratedPglite();
-  return (await (await template).clone()) as PGlite;
+  // Not PGlite's clone(): that one drops the constructor options, the bytea codec among them.
+  const loadDataDir = await (await template).dumpDataDir("none");
+  return PGlite.create({ loadDataDir, ...pgliteByteaCodec });
 }
 
 /** True when a real PostgreSQL is available to tests. */
