@@ -12,16 +12,28 @@ export interface Ed25519KeyPair {
   secretKey: Uint8Array;
 }
 
+/**
+ * A verifier around a curve check that may assume well-formed input: every verifier takes the
+ * same argument types and the same RFC 8032 pre-checks before its own arithmetic.
+ */
+export function strictEd25519(
+  verifyWellFormed: (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean,
+): Ed25519Verifier {
+  return {
+    verify(signature, message, publicKey) {
+      requireBytes(signature, "signature");
+      requireBytes(message, "message");
+      requireBytes(publicKey, "publicKey");
+      if (!passesStrictEd25519Checks(signature, publicKey)) return false;
+      return verifyWellFormed(signature, message, publicKey);
+    },
+  };
+}
+
 /** tweetnacl plus the S < L and canonical-encoding checks it lacks. */
-export const portableEd25519: Ed25519Verifier = {
-  verify(signature, message, publicKey) {
-    requireBytes(signature, "signature");
-    requireBytes(message, "message");
-    requireBytes(publicKey, "publicKey");
-    if (!passesStrictEd25519Checks(signature, publicKey)) return false;
-    return nacl.sign.detached.verify(message, signature, publicKey);
-  },
-};
+export const portableEd25519: Ed25519Verifier = strictEd25519((signature, message, publicKey) =>
+  nacl.sign.detached.verify(message, signature, publicKey),
+);
 
 export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
   requireSeed(seed);

@@ -1,7 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { encodeBase64Url } from "../base64.js";
-import { type Ed25519Verifier, requireBytes } from "../ed25519.js";
-import { passesStrictEd25519Checks } from "../ed25519-strict.js";
+import { type Ed25519Verifier, strictEd25519 } from "../ed25519.js";
 
 export { sodiumEd25519 } from "./sodium.js";
 
@@ -36,18 +35,12 @@ export function nodeEd25519(options: NodeEd25519Options = {}): Ed25519Verifier {
     return created;
   }
 
-  return {
-    verify(signature, message, publicKey) {
-      requireBytes(signature, "signature");
-      requireBytes(message, "message");
-      requireBytes(publicKey, "publicKey");
-      if (!passesStrictEd25519Checks(signature, publicKey)) return false;
-      try {
-        return verify(null, message, keyObject(publicKey), signature);
-      } catch {
-        // OpenSSL refuses some keys (e.g. y not on the curve) by throwing; that is a failed check.
-        return false;
-      }
-    },
-  };
+  return strictEd25519((signature, message, publicKey) => {
+    try {
+      return verify(null, message, keyObject(publicKey), signature);
+    } catch {
+      // OpenSSL refuses some keys (e.g. y not on the curve) by throwing; that is a failed check.
+      return false;
+    }
+  });
 }

@@ -1,6 +1,5 @@
 import { createRequire } from "node:module";
-import { type Ed25519Verifier, requireBytes } from "../ed25519.js";
-import { passesStrictEd25519Checks } from "../ed25519-strict.js";
+import { type Ed25519Verifier, strictEd25519 } from "../ed25519.js";
 import { hexToBytes } from "../hex.js";
 
 interface Sodium {
@@ -23,18 +22,11 @@ interface Sodium {
 export function sodiumEd25519(rfc8032: Ed25519Verifier): Ed25519Verifier | undefined {
   const sodium = loadSodium();
   if (sodium === undefined) return undefined;
-  return {
-    verify(signature, message, publicKey) {
-      requireBytes(signature, "signature");
-      requireBytes(message, "message");
-      requireBytes(publicKey, "publicKey");
-      if (!passesStrictEd25519Checks(signature, publicKey)) return false;
-      if (hasSmallOrder(publicKey, 0) || hasSmallOrder(signature, 0)) {
-        return rfc8032.verify(signature, message, publicKey);
-      }
-      return sodium.crypto_sign_verify_detached(signature, message, publicKey);
-    },
-  };
+  return strictEd25519((signature, message, publicKey) =>
+    hasSmallOrder(publicKey) || hasSmallOrder(signature)
+      ? rfc8032.verify(signature, message, publicKey)
+      : sodium.crypto_sign_verify_detached(signature, message, publicKey),
+  );
 }
 
 function loadSodium(): Sodium | undefined {
@@ -57,10 +49,10 @@ const SMALL_ORDER_Y = [
   "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
 ].map((hex) => hexToBytes(hex));
 
-/** The canonical point encoding at `offset` is of a point of small order. */
-export function hasSmallOrder(bytes: Uint8Array, offset: number): boolean {
+/** The canonical point encoding in the first 32 bytes is of a point of small order. */
+function hasSmallOrder(bytes: Uint8Array): boolean {
   return SMALL_ORDER_Y.some((y) => {
-    for (let i = 0; i < 31; i++) if (bytes[offset + i] !== y[i]) return false;
-    return ((bytes[offset + 31] as number) & 0x7f) === y[31];
+    for (let i = 0; i < 31; i++) if (bytes[i] !== y[i]) return false;
+    return ((bytes[31] as number) & 0x7f) === y[31];
   });
 }
