@@ -27,7 +27,7 @@ const KEYS_PER_ADDRESS = 1000;
  * driver, same pool), registers carrying 100 one-time prekeys, and Ed25519 verification speed.
  */
 export async function prekeysSuite(): Promise<void> {
-  // PGlite lives inside one process, so there the server shares the bench's event loop.
+  // The embedded database belongs to one process, so there the server shares the bench's event loop.
   const pglite = await openStorage({});
   const server = await startServer(loadConfig({ ...SERVER_ENV, SVC_PORT: "0" }), {
     storage: pglite,
@@ -158,22 +158,11 @@ async function httpFloor() {
 
 /** The statement the bundle route is built on, sent through the storage's own client and pool. */
 function rawPop(storage: Storage): (address: string) => Promise<unknown> {
-  const client = (storage.db as unknown as { $client: unknown }).$client;
-  if (storage.kind === "postgres") {
-    const sql = client as postgres.Sql;
-    return (address) =>
-      sql`delete from one_time_prekeys where address = ${address} and id = (select id
-        from one_time_prekeys where address = ${address} order by id limit 1 for update skip locked)
-        returning key_id, public_key`;
-  }
-  const pglite = client as { query(text: string, params: unknown[]): Promise<unknown> };
+  const sql = (storage.db as unknown as { $client: postgres.Sql }).$client;
   return (address) =>
-    pglite.query(
-      `delete from one_time_prekeys where address = $1 and id = (select id
-        from one_time_prekeys where address = $1 order by id limit 1 for update skip locked)
-        returning key_id, public_key`,
-      [address],
-    );
+    sql`delete from one_time_prekeys where address = ${address} and id = (select id
+      from one_time_prekeys where address = ${address} order by id limit 1 for update skip locked)
+      returning key_id, public_key`;
 }
 
 /**

@@ -35,18 +35,10 @@ describe("embedded storage", () => {
       opened.push(second);
       const rows = await second.db.select().from(identities).where(eq(identities.address, "alice"));
       expect(rows).toHaveLength(1);
-      expect(rows[0]?.signingKey).toEqual(new Uint8Array(32).fill(1));
+      expect(Uint8Array.from(rows[0]?.signingKey ?? [])).toEqual(new Uint8Array(32).fill(1));
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
-
-  it("refuses a bytea parameter that is not bytes, with its own codec", async () => {
-    const storage = await createTestStorage({ kind: "pglite" });
-    opened.push(storage);
-    await expect(
-      preparedRows(storage.db, "select $1::bytea as b", ["\\x00" as unknown]),
-    ).rejects.toThrow(/bytea takes a Uint8Array/);
   });
 });
 
@@ -77,7 +69,7 @@ describe.each(kinds)("bytea on %s", (kind) => {
       dhKey: new Uint8Array(0),
       signedPreKey: view,
     });
-    // postgres.js answers Buffers, PGlite plain Uint8Arrays: compare the bytes.
+    // postgres.js answers Buffers: compare the bytes.
     const bytes = (value: Uint8Array | undefined) => Uint8Array.from(value ?? [9]);
     const [row] = await storage.db.select().from(identities);
     expect(bytes(row?.signingKey)).toEqual(everyByte);

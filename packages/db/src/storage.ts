@@ -1,14 +1,12 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
-import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
-import { pgliteByteaCodec } from "./pglite-bytea.js";
+import { type PgliteThread, startPgliteThread } from "./pglite-channel.js";
+import { pgliteSocket } from "./pglite-socket.js";
 import * as schema from "./schema/index.js";
 
 export type Schema = typeof schema;
@@ -21,7 +19,7 @@ export interface Storage {
   readonly db: Database;
   /**
    * How many statements of one batcher (createBatcher) are worth running at once: 1 on PGlite,
-   * which runs one statement at a time, 2 on PostgreSQL, leaving the rest of the pool to others.
+   * which has one session, 2 on PostgreSQL, leaving the rest of the pool to others.
    */
   readonly batchConcurrency: number;
   ping(): Promise<void>;
@@ -53,47 +51,61 @@ const MIGRATION_LOCK_ID = 0x5356_4301;
 const NOTIFY_EACH = "select pg_notify($1, payload) from unnest($2::text[]) as payload";
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
-  return options.databaseUrl
-    ? openPostgres(options.databaseUrl, options.poolSize ?? 10)
-    : openPglite(options.dataDir);
-}
-
-async function openPglite(dataDir: string | undefined): Promise<Storage> {
-  let location: string | undefined;
-  if (dataDir) {
-    location = join(dataDir, "pglite");
-    await mkdir(location, { recursive: true });
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  let dataDir: string | undefined;
+  if (options.dataDir) {
+    dataDir = join(options.dataDir, "pglite");
+    await mkdir(dataDir, { recursive: true });
   }
-  return pgliteStorage(await migratedPglite(location));
+  return pgliteStorage(await startPgliteThread({ dataDir }));
 }
 
-/** Opens (in memory when `location` is absent) and migrates an embedded database. */
-export async function migratedPglite(location?: string): Promise<PGlite> {
-  const client = new PGlite(location, pgliteByteaCodec);
-  await migratePglite(drizzlePglite(client), { migrationsFolder });
-  return client;
-}
-
-/** Wraps an open, migrated PGlite instance. */
-export function pgliteStorage(client: PGlite): Storage {
-  const db = drizzlePglite(client, { schema });
+/**
+ * Migrates and wraps an embedded database (pglite-thread.js), reached through postgres.js like a
+ * real server over one connection: the embedded database has a single session.
+ */
+export async function pgliteStorage(thread: PgliteThread): Promise<Storage> {
+  const listeners = new Map<string, Set<(payload: string) => void>>();
+  const client = postgres({
+    // postgres.js takes any stream here (its README documents `socket`; its types omit it).
+    ...{
+      socket: () =>
+        pgliteSocket(thread, (channel, payload) => {
+          for (const listener of listeners.get(channel) ?? []) listener(payload);
+        }),
+    },
+    max: 1,
+    onnotice: () => {},
+  });
+  try {
+    await migrate(drizzle(client), { migrationsFolder });
+  } catch (error) {
+    await client.end();
+    await thread.close();
+    throw error;
+  }
   return {
-    kind: "pglite",
-    db: db as unknown as Database,
-    batchConcurrency: 1,
-    async ping() {
-      await client.query("select 1");
-    },
+    ...driverStorage("pglite", client, 1),
+    // One session: LISTEN on it, and the socket hands each notification to the listeners here.
     async listen(channel, onPayload, onListen) {
-      const unlisten = await client.listen(channel, onPayload);
+      let channelListeners = listeners.get(channel);
+      if (!channelListeners) {
+        channelListeners = new Set();
+        listeners.set(channel, channelListeners);
+        await client`listen ${client(channel)}`;
+      }
+      channelListeners.add(onPayload);
       onListen?.();
-      return () => unlisten();
-    },
-    async notify(channel, payloads) {
-      await client.query(NOTIFY_EACH, [channel, payloads]);
+      return async () => {
+        channelListeners.delete(onPayload);
+        if (channelListeners.size > 0 || listeners.get(channel) !== channelListeners) return;
+        listeners.delete(channel);
+        await client`unlisten ${client(channel)}`;
+      };
     },
     async close() {
-      if (!client.closed) await client.close();
+      await client.end({ timeout: 5 });
+      await thread.close();
     },
   };
 }
@@ -101,23 +113,33 @@ export function pgliteStorage(client: PGlite): Storage {
 async function openPostgres(url: string, poolSize: number): Promise<Storage> {
   await migrateUnderLock(url);
   const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
-  const db = drizzlePostgres(client, { schema });
   return {
-    kind: "postgres",
-    db: db as unknown as Database,
-    batchConcurrency: 2,
-    async ping() {
-      await client`select 1`;
-    },
+    ...driverStorage("postgres", client, 2),
     async listen(channel, onPayload, onListen) {
       const { unlisten } = await client.listen(channel, onPayload, onListen);
       return unlisten;
     },
-    async notify(channel, payloads) {
-      await client.unsafe(NOTIFY_EACH, [channel, [...payloads]], { prepare: true });
-    },
     async close() {
       await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** What both kinds share: the drizzle handle, liveness and NOTIFY through one postgres.js client. */
+function driverStorage(
+  kind: StorageKind,
+  client: postgres.Sql,
+  batchConcurrency: number,
+): Omit<Storage, "listen" | "close"> {
+  return {
+    kind,
+    db: drizzle(client, { schema }) as unknown as Database,
+    batchConcurrency,
+    async ping() {
+      await client`select 1`;
+    },
+    async notify(channel, payloads) {
+      await client.unsafe(NOTIFY_EACH, [channel, [...payloads]], { prepare: true });
     },
   };
 }
@@ -127,7 +149,7 @@ async function migrateUnderLock(url: string): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-    await migratePostgres(drizzlePostgres(client), { migrationsFolder });
+    await migrate(drizzle(client), { migrationsFolder });
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
     await client.end({ timeout: 5 });

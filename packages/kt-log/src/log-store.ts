@@ -243,7 +243,7 @@ function sthRow(sth: SignedTreeHead) {
   };
 }
 
-/** Drivers hand back Buffers (postgres-js) or Uint8Arrays (PGlite): expose plain Uint8Array views. */
+/** The driver hands back Buffers: expose plain Uint8Array views (what kt-verify compares). */
 function bytes(value: Uint8Array): Uint8Array {
   return value.constructor === Uint8Array
     ? value

@@ -68,7 +68,7 @@ export async function popBundles(
   db: Database,
   addresses: readonly string[],
 ): Promise<Array<PreKeyBundle | undefined>> {
-  // A lone fetch takes the simpler statement: cheaper to plan where plans are not cached (PGlite).
+  // A lone fetch (the common case under light load) takes the simpler statement.
   const rows =
     addresses.length === 1
       ? await preparedRows<PoppedRow>(db, POP_ONE, addresses)
