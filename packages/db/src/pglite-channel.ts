@@ -88,10 +88,6 @@ export class PgliteThread {
     });
   }
 
-  get closed(): boolean {
-    return this.#stopped;
-  }
-
   /** Runs protocol messages (frontend bytes) and answers what the backend wrote in reply. */
   execute(request: Uint8Array): Uint8Array {
     if (this.#stopped) throw new Error("the embedded database is closed");
@@ -103,9 +99,6 @@ export class PgliteThread {
     }
     this.#requestArea.set(request.subarray(offset));
     let status = this.#call(OP.execute, request.length - offset);
-    if (status === STATUS.failed) {
-      throw new Error(`embedded database: ${decoder.decode(this.#received())}`);
-    }
     const pieces = [this.#received()];
     while (status === STATUS.more) {
       status = this.#call(OP.next, 0);
@@ -126,7 +119,7 @@ export class PgliteThread {
     this.#stopped = true;
   }
 
-  /** Hands the turn to the database thread and waits until it hands it back. */
+  /** Hands the turn to the database thread, waits until it hands it back, and throws its failure. */
   #call(op: number, length: number): number {
     const control = this.#control;
     control[CHANNEL.op] = op;
@@ -136,7 +129,11 @@ export class PgliteThread {
     while (Atomics.load(control, CHANNEL.state) !== STATE.server) {
       Atomics.wait(control, CHANNEL.state, STATE.worker);
     }
-    return control[CHANNEL.status] ?? STATUS.failed;
+    const status = control[CHANNEL.status] ?? STATUS.failed;
+    if (status === STATUS.failed) {
+      throw new Error(`embedded database: ${decoder.decode(this.#received())}`);
+    }
+    return status;
   }
 
   #received(): Uint8Array {
