@@ -1,9 +1,11 @@
-import type { BridgeEnvelope } from "@svc/bridge-hub";
+import type { ServerResponse } from "node:http";
+import type { BridgeEnvelope, EnvelopeSink } from "@svc/bridge-hub";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { alreadySent, nodeResponse } from "../../../http/node-bindings.js";
 import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
 import { EventStream } from "./event-stream.js";
+import type { PingTicker } from "./pings.js";
 import { parseBridgeQuery, verifySignedQuery } from "./query.js";
 
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
@@ -11,6 +13,7 @@ const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
 /** GET /v1/bridge/stream: envelopes as SSE `envelope` events, `id:` = receivedAt. */
 export function registerBridgeStream(app: Hono<AppEnv>, routes: BridgeRoutes): void {
   const { services, hub, inbox, pings } = routes;
+  const delivered = services.metrics.envelopesDelivered.labels({ transport: "sse" });
   app.get("/v1/bridge/stream", async (c) => {
     const query = parseBridgeQuery(c, "stream");
     await verifySignedQuery(services, inbox, query);
@@ -19,25 +22,37 @@ export function registerBridgeStream(app: Hono<AppEnv>, routes: BridgeRoutes): v
     const since = resumeCursor(c.req.header("last-event-id")) ?? query.since;
     const uncount = countConnection(services, "sse");
     let handle: { close(): void } | undefined;
-    const stream = new EventStream(res, pings, c.get("requestId"), () => {
+    const stream = new EnvelopeStream(res, pings, c.get("requestId"), delivered, () => {
       uncount();
       handle?.close();
     });
-    handle = hub.openBridge({
-      address: query.address,
-      since,
-      transport: "sse",
-      sink: {
-        send(envelope) {
-          stream.event("envelope", envelopeJson(envelope), envelope.receivedAt);
-          services.metrics.envelopesDelivered.inc({ transport: "sse" });
-        },
-        unsentBytes: () => stream.unsentBytes(),
-        end: (reason) => stream.end(reason),
-      },
-    });
+    handle = hub.openBridge({ address: query.address, since, transport: "sse", sink: stream });
     return alreadySent();
   });
+}
+
+/**
+ * The connection of one SSE bridge, itself the hub's sink: an idle bridge holds this object and
+ * its socket, not a set of closures around them.
+ */
+class EnvelopeStream extends EventStream implements EnvelopeSink {
+  readonly #delivered: { inc(): void };
+
+  constructor(
+    res: ServerResponse,
+    pings: PingTicker,
+    requestId: string,
+    delivered: { inc(): void },
+    onClose: () => void,
+  ) {
+    super(res, pings, requestId, onClose);
+    this.#delivered = delivered;
+  }
+
+  send(envelope: BridgeEnvelope): void {
+    this.event("envelope", envelopeJson(envelope), envelope.receivedAt);
+    this.#delivered.inc();
+  }
 }
 
 /** D7: a valid `Last-Event-ID` (a receivedAt) replaces `since`; anything else is ignored. */
