@@ -10,7 +10,9 @@ import WebSocket from "ws";
  *   app-server   the prekey server (embedded database, inbox on), reports its port
  *   bare-server  a bare node:http server holding every request open as an event stream
  *   sse-clients / ws-clients <url> <count>   opens and holds `count` connections
- * Servers answer an "rss" message with their resident set size after a full GC.
+ * Servers answer an "rss" message with their resident set size after a full GC, taken with every
+ * page of the (pinned) young generation written: as a server under load has it, whatever it did
+ * since the last reading.
  */
 type Role = "app-server" | "bare-server" | "sse-clients" | "ws-clients";
 
@@ -21,6 +23,7 @@ if (role === "app-server" || role === "bare-server") {
   const port = role === "app-server" ? await appServer() : await bareServer();
   process.on("message", (message) => {
     if (message !== "rss") return;
+    fillYoungGeneration();
     globalThis.gc?.();
     globalThis.gc?.();
     setTimeout(() => send({ rss: process.memoryUsage().rss }), 200);
@@ -29,6 +32,12 @@ if (role === "app-server" || role === "bare-server") {
 } else if (role === "sse-clients" || role === "ws-clients") {
   const opened = await openClients(role, url ?? "", Number(countText));
   send({ opened });
+}
+
+/** Allocates short-lived objects through both semi-spaces several times over (~100 MiB). */
+function fillYoungGeneration(): void {
+  const ring: unknown[] = new Array(1024);
+  for (let i = 0; i < 2_000_000; i++) ring[i % ring.length] = { i, pair: [i, i] };
 }
 
 async function appServer(): Promise<number> {

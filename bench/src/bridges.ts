@@ -73,10 +73,11 @@ export async function bridgesSuite(): Promise<void> {
   }
   printTable(`bridges: deposit-to-delivery at ${DEPOSITS_PER_SECOND} deposits/s`, latency);
 
+  const bare = "bare node:http SSE";
   printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, [
-    await idleMemory("SSE bridges (prekey server)", "app-server", "sse-clients"),
-    await idleMemory("WebSocket bridges (prekey server)", "app-server", "ws-clients"),
-    await idleMemory("bare node:http SSE", "bare-server", "sse-clients"),
+    await idleMemory(bare, "bare-server", "sse-clients"),
+    await idleMemory("SSE bridges (prekey server)", "app-server", "sse-clients", bare),
+    await idleMemory("WebSocket bridges (prekey server)", "app-server", "ws-clients", bare),
   ]);
 }
 
@@ -225,20 +226,23 @@ async function deliveryLatency(
   for (const close of bridges) close();
   latencies.sort((x, y) => x - y);
   answered.sort((x, y) => x - y);
+  const depositsName = `  deposit answer, ${name}`;
   return [
     {
       name,
       opsPerSec: latencies.length / elapsed,
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
+      baseline: depositsName,
+      compare: "p99Ms",
       note: `${latencies.length}/${measured} delivered after ${WARMUP_SECONDS} s of warm-up, ${failed} deposits failed, deposits at ${Math.round(depositRate)}/s`,
     },
     {
-      name: "  its deposits, request to answer",
+      name: depositsName,
       opsPerSec: answered.length / elapsed,
       p50Ms: percentile(answered, 0.5),
       p99Ms: percentile(answered, 0.99),
-      note: "same run: the deposit's own HTTP round trip, before any delivery",
+      note: "same run: the deposit's own HTTP round trip, the floor under its delivery",
     },
   ];
 }
@@ -325,11 +329,24 @@ const CHILD = fileURLToPath(
   ),
 );
 
-function spawnChild(args: string[]): {
+/**
+ * The young generation of every server measured here is pinned at V8's default maximum on 64-bit
+ * (16 MiB semi-spaces) and filled before each reading (bridges-child.ts): it grows with the rate
+ * of allocation, not with the connections held, and left free it grew by 0 to 32 MiB between two
+ * readings of the same server, up to 6 KiB per connection of noise either way.
+ */
+const SERVER_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-space-size=16"];
+/** Connections opened before the first reading: they pay the one-time costs (code compiled). */
+const FIRST_HELD = Math.min(1000, Math.floor(IDLE_BRIDGES / 5));
+
+function spawnChild(
+  args: string[],
+  execArgv: string[] = [],
+): {
   child: ChildProcess;
   next: () => Promise<Record<string, number>>;
 } {
-  const child = fork(CHILD, args, { execArgv: [...process.execArgv, "--expose-gc"] });
+  const child = fork(CHILD, args, { execArgv: [...process.execArgv, ...execArgv] });
   const queue: Array<Record<string, number>> = [];
   const waiting: Array<(message: Record<string, number>) => void> = [];
   child.on("message", (message) => {
@@ -347,12 +364,19 @@ function spawnChild(args: string[]): {
   return { child, next };
 }
 
+/**
+ * Resident memory per idle connection: the growth of the server's RSS from FIRST_HELD held
+ * connections to IDLE_BRIDGES held, per connection added. The note also gives the growth over
+ * all of them, one-time costs included.
+ */
 async function idleMemory(
   name: string,
   serverRole: "app-server" | "bare-server",
   clientRole: "sse-clients" | "ws-clients",
+  baseline?: string,
 ): Promise<BenchRow> {
-  const server = spawnChild([serverRole]);
+  const server = spawnChild([serverRole], SERVER_FLAGS);
+  const clients: ChildProcess[] = [];
   try {
     const { port } = await server.next();
     const base = `http://127.0.0.1:${port}`;
@@ -362,29 +386,35 @@ async function idleMemory(
       await register(base, "bench:idle", owner);
       url = bridgeUrl(base, clientRole === "ws-clients" ? "ws" : "stream", owner, "bench:idle");
     }
-    // A few connections first, so that one-time costs (code paths compiled, the hub, the
-    // address's presence row) are in the baseline, not in the per-connection figure.
-    const warm = spawnChild([clientRole, url, "20"]);
-    await warm.next();
-    warm.child.kill();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    server.child.send("rss");
-    const before = (await server.next()).rss ?? 0;
-    const clients = spawnChild([clientRole, url, String(IDLE_BRIDGES)]);
-    const started = performance.now();
-    const { opened = 0 } = await clients.next();
-    const openSeconds = (performance.now() - started) / 1000;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    server.child.send("rss");
-    const after = (await server.next()).rss ?? 0;
-    clients.child.kill();
-    const perBridge = (after - before) / Math.max(opened, 1) / 1024;
+    const rss = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      server.child.send("rss");
+      return (await server.next()).rss ?? 0;
+    };
+    const open = async (count: number) => {
+      const opener = spawnChild([clientRole, url, String(count)]);
+      clients.push(opener.child);
+      const started = performance.now();
+      const { opened = 0 } = await opener.next();
+      return { opened, perSecond: opened / ((performance.now() - started) / 1000) };
+    };
+    const idle = await rss();
+    const first = await open(FIRST_HELD);
+    const held = await rss();
+    const rest = await open(IDLE_BRIDGES - FIRST_HELD);
+    const full = await rss();
+    const opened = first.opened + rest.opened;
+    const overAll = (full - idle) / Math.max(opened, 1) / 1024;
     return {
       name,
-      opsPerSec: opened / openSeconds,
-      note: `${perBridge.toFixed(1)} KiB RSS per connection (${opened} open; ops/s = connections opened per second)`,
+      opsPerSec: rest.perSecond,
+      kibEach: (full - held) / Math.max(rest.opened, 1) / 1024,
+      baseline,
+      compare: "kibEach",
+      note: `RSS growth per connection from ${first.opened} to ${opened} open; ${overAll.toFixed(1)} KiB over all ${opened} (ops/s = connections opened per second)`,
     };
   } finally {
+    for (const child of clients) child.kill();
     server.child.kill();
   }
 }

@@ -5,14 +5,19 @@ export interface BenchRow {
   opsPerSec: number;
   p50Ms?: number | undefined;
   p99Ms?: number | undefined;
+  /** Memory per item held (e.g. per idle connection), in KiB. */
+  kibEach?: number | undefined;
   /** The row this one is compared with (same suite, same run). */
   baseline?: string | undefined;
+  /** What is compared with the baseline: the rate (default), the p99 latency or the memory. */
+  compare?: "opsPerSec" | "p99Ms" | "kibEach";
   note?: string | undefined;
 }
 
-/** Prints rows as an aligned table, with each row's rate as a ratio of its baseline's. */
+/** Prints rows as an aligned table, each compared with its baseline row. */
 export function printTable(title: string, rows: BenchRow[]): void {
   const byName = new Map(rows.map((row) => [row.name, row]));
+  const withMemory = rows.some((row) => row.kibEach !== undefined);
   const cells = rows.map((row) => {
     const base = row.baseline ? byName.get(row.baseline) : undefined;
     return [
@@ -20,11 +25,20 @@ export function printTable(title: string, rows: BenchRow[]): void {
       formatNumber(row.opsPerSec),
       row.p50Ms === undefined ? "" : row.p50Ms.toFixed(2),
       row.p99Ms === undefined ? "" : row.p99Ms.toFixed(2),
-      base ? `${((row.opsPerSec / base.opsPerSec) * 100).toFixed(0)}% of ${base.name}` : "",
+      ...(withMemory ? [row.kibEach === undefined ? "" : row.kibEach.toFixed(1)] : []),
+      base ? comparison(row, base) : "",
       row.note ?? "",
     ];
   });
-  const header = ["benchmark", "ops/s", "p50 ms", "p99 ms", "vs baseline", "note"];
+  const header = [
+    "benchmark",
+    "ops/s",
+    "p50 ms",
+    "p99 ms",
+    ...(withMemory ? ["KiB each"] : []),
+    "vs baseline",
+    "note",
+  ];
   const widths = header.map((h, i) =>
     Math.max(h.length, ...cells.map((row) => row[i]?.length ?? 0)),
   );
@@ -34,6 +48,16 @@ export function printTable(title: string, rows: BenchRow[]): void {
   console.log(line(header));
   console.log(line(widths.map((w) => "-".repeat(w))));
   for (const row of cells) console.log(line(row));
+}
+
+/** A rate as a percentage of the baseline's; a latency or a size as a multiple of it. */
+function comparison(row: BenchRow, base: BenchRow): string {
+  const by = row.compare ?? "opsPerSec";
+  if (by === "opsPerSec") {
+    return `${((row.opsPerSec / base.opsPerSec) * 100).toFixed(0)}% of ${base.name}`;
+  }
+  const ratio = (row[by] ?? Number.NaN) / (base[by] ?? Number.NaN);
+  return `${ratio.toFixed(2)}x ${by === "p99Ms" ? "p99" : "KiB"} of ${base.name.trim()}`;
 }
 
 function formatNumber(value: number): string {
