@@ -1,0 +1,52 @@
+export {
+  decodeBundle,
+  decodeOneTimePreKeys,
+  decodeSignedPreKey,
+  encodeBundle,
+  type IdentityKeys,
+  type OneTimePreKey,
+  type PreKeyBundleKeys,
+  type SignedPreKey,
+} from "./bundle.js";
+export { DECIMAL_U64_PATTERN, parseDecimalU64, parseSafeDecimal } from "./decimal.js";
+export {
+  CHUNK_ENVELOPE_TYPE,
+  MSG_ID_PATTERN,
+  msgIdOf,
+  RATCHET_ENVELOPE_TYPE,
+} from "./envelope.js";
+export {
+  badRequest,
+  ERROR_CODES,
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorResponse,
+  errorName,
+  SvcError,
+  type SvcErrorOptions,
+  staleSignature,
+} from "./errors.js";
+export { depositBodyLimit, KEYS_BODY_LIMIT, LIMITS, SMALL_BODY_LIMIT } from "./limits.js";
+export { decodeKey, parseRequest, toSvcError } from "./parse.js";
+export { ROUTES, type RouteAuth, type RouteContract, type RouteName } from "./routes.js";
+export * from "./schemas/bridge.js";
+export * from "./schemas/inbox.js";
+export * from "./schemas/keys.js";
+export * from "./schemas/kt.js";
+export * from "./schemas/operations.js";
+export * from "./schemas/transfer.js";
+export { OkResponse, signedPayloadEntries } from "./schemas/fields.js";
+export {
+  encodeStreamId,
+  isStreamId,
+  newStreamId,
+  STREAM_ID_BYTES,
+  STREAM_ID_PATTERN,
+} from "./stream-id.js";
+export {
+  CHUNK_HEADER_BYTES,
+  CHUNK_OFFSET_BYTES,
+  checkChunkSeq,
+  nextStreamStatus,
+  requireActive,
+} from "./transfer-rules.js";

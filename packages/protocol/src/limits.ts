@@ -1,0 +1,35 @@
+import { SIGNED_AT_WINDOW_MS } from "@svc/canonical";
+
+/** Limits of the interface; server defaults that an operator may change are marked so. */
+export const LIMITS = {
+  addressLength: 256,
+  signedAtWindowMs: SIGNED_AT_WINDOW_MS,
+  /** One-time prekeys per register or replenish request, and queued per address. */
+  prekeysPerRequest: 100,
+  prekeysQueued: 1000,
+  /** Server default; configurable. */
+  maxBlobBytes: 1024 * 1024,
+  /** Server default; configurable. */
+  inboxQuota: 1000,
+  fetchLimit: { min: 1, max: 100, default: 50 },
+  pollTimeoutMs: { max: 55_000, default: 25_000 },
+  pollBatch: 100,
+  heartbeatMs: 15_000,
+  watchedAddresses: 64,
+  /** Client default for refusing an old STH. */
+  maxStaleMs: 24 * 60 * 60_000,
+  /** Receiver default; configurable. 16 MiB of data plus the chunk header and AEAD tag. */
+  maxChunkBytes: 16 * 1024 * 1024 + 29 + 8 + 16,
+} as const;
+
+/** Keys request bodies: 101 prekeys, the largest useful body, take about 9 KiB. */
+export const KEYS_BODY_LIMIT = 64 * 1024;
+/** Inbox register, unregister, fetch and ack bodies. */
+export const SMALL_BODY_LIMIT = 16 * 1024;
+/** Room for the JSON members around a deposit's base64 ciphertext. */
+const DEPOSIT_JSON_OVERHEAD = 8 * 1024;
+
+/** The most bytes a deposit body may have: base64 of maxBlobBytes plus the other members. */
+export function depositBodyLimit(maxBlobBytes: number): number {
+  return Math.ceil((maxBlobBytes * 4) / 3) + DEPOSIT_JSON_OVERHEAD;
+}

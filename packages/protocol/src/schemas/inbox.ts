@@ -1,0 +1,78 @@
+import * as v from "valibot";
+import { MSG_ID_PATTERN } from "../envelope.js";
+import { LIMITS } from "../limits.js";
+import { count, epochMs, OkResponse, signedPayloadEntries, text } from "./fields.js";
+
+/** POST /v1/inbox/register. */
+export const InboxRegisterBody = v.strictObject(
+  {
+    address: text("address"),
+    signingPublicKey: text("signingPublicKey"),
+    ...signedPayloadEntries,
+  },
+  "only address, signingPublicKey, signedAt and signature are allowed",
+);
+
+/** Unregister and ack: the signed payload alone. */
+export const SignedPayloadBody = v.strictObject(
+  signedPayloadEntries,
+  "only signedAt and signature are allowed",
+);
+
+/** POST /v1/inbox/{address}. `from` is optional and names the sender for bridges. */
+export const DepositBody = v.strictObject(
+  {
+    msgId: v.pipe(text("msgId"), v.regex(MSG_ID_PATTERN, "msgId must be 64 lower-hex digits")),
+    ciphertext: text("ciphertext"),
+    expiresAt: epochMs("expiresAt"),
+    senderPublicKey: text("senderPublicKey"),
+    from: v.optional(text("from")),
+    ...signedPayloadEntries,
+  },
+  "only msgId, ciphertext, expiresAt, senderPublicKey, from, signedAt and signature are allowed",
+);
+
+/** POST /v1/inbox/{address}/fetch. */
+export const FetchBody = v.strictObject(
+  {
+    cursor: v.optional(v.nullable(v.pipe(text("cursor"), v.maxLength(128, "cursor is too long")))),
+    limit: v.optional(
+      v.pipe(
+        v.number("limit must be an integer"),
+        v.safeInteger("limit must be an integer"),
+        v.minValue(LIMITS.fetchLimit.min, "limit must be at least 1"),
+        v.maxValue(LIMITS.fetchLimit.max, "limit must be at most 100"),
+      ),
+    ),
+    ...signedPayloadEntries,
+  },
+  "only cursor, limit, signedAt and signature are allowed",
+);
+
+export const InboxBlobItem = v.object({
+  msgId: v.pipe(v.string(), v.regex(MSG_ID_PATTERN)),
+  ciphertext: v.string(),
+  receivedAt: epochMs("receivedAt"),
+  expiresAt: epochMs("expiresAt"),
+});
+
+export const FetchResponse = v.object({
+  items: v.array(InboxBlobItem),
+  nextCursor: v.nullable(v.string()),
+});
+
+/** A first deposit answers its clamped expiry; a repeat answers `{idempotent: true}` alone. */
+export const DepositResponse = v.object({
+  idempotent: v.boolean(),
+  expiresAt: v.optional(epochMs("expiresAt")),
+});
+
+export const InboxRegisterResponse = OkResponse;
+export const InboxUnregisterResponse = OkResponse;
+export const InboxAckResponse = OkResponse;
+
+export type DepositRequest = v.InferInput<typeof DepositBody>;
+export type FetchRequest = v.InferInput<typeof FetchBody>;
+export type InboxBlobItem = v.InferOutput<typeof InboxBlobItem>;
+export type FetchPage = v.InferOutput<typeof FetchResponse>;
+export type DepositAnswer = v.InferOutput<typeof DepositResponse>;

@@ -1,0 +1,52 @@
+import * as v from "valibot";
+import { base64Text, count, OkResponse, signedPayloadEntries } from "./fields.js";
+
+const keyId = count("keyId");
+
+export const OneTimePreKeyEntry = v.strictObject({ keyId, publicKey: base64Text("publicKey") });
+export const SignedPreKeyEntry = v.strictObject({
+  keyId,
+  publicKey: base64Text("publicKey"),
+  signature: base64Text("signature"),
+});
+const OneTimePreKeyEntries = v.array(OneTimePreKeyEntry, "oneTimePreKeys must be an array");
+
+/**
+ * POST /v1/keys/register. Unknown members are a 400; the address is checked after the schema so
+ * that a bad one is SVC_INVALID_ADDRESS, and caps on the number of prekeys come later.
+ */
+export const KeysRegisterBody = v.strictObject({
+  address: v.string("address must be a string"),
+  identitySigningKey: base64Text("identitySigningKey"),
+  identityDHKey: base64Text("identityDHKey"),
+  signedPreKey: SignedPreKeyEntry,
+  oneTimePreKeys: v.optional(OneTimePreKeyEntries),
+  ...signedPayloadEntries,
+});
+
+export const KeysReplenishBody = v.strictObject({
+  address: v.string("address must be a string"),
+  oneTimePreKeys: OneTimePreKeyEntries,
+  ...signedPayloadEntries,
+});
+
+export const KeysDeleteBody = v.strictObject(signedPayloadEntries);
+
+/** A bundle as served, without its optional `ktProof`. */
+export const PreKeyBundle = v.object({
+  identitySigningKey: v.string(),
+  identityDHKey: v.string(),
+  signedPreKey: SignedPreKeyEntry,
+  oneTimePreKey: v.optional(OneTimePreKeyEntry),
+});
+
+export const KeysRegisterResponse = OkResponse;
+export const KeysDeleteResponse = OkResponse;
+export const KeysReplenishResponse = v.object({ ok: v.boolean(), remaining: count("remaining") });
+export const KeysCountResponse = v.object({ count: count("count") });
+
+export type KeysRegisterRequest = v.InferInput<typeof KeysRegisterBody>;
+export type KeysReplenishRequest = v.InferInput<typeof KeysReplenishBody>;
+export type PreKeyBundleJson = v.InferOutput<typeof PreKeyBundle>;
+export type SignedPreKeyJson = v.InferOutput<typeof SignedPreKeyEntry>;
+export type OneTimePreKeyJson = v.InferOutput<typeof OneTimePreKeyEntry>;

@@ -1,0 +1,32 @@
+import * as v from "valibot";
+import { count, epochMs } from "./fields.js";
+
+const hash = v.pipe(v.string(), v.length(44, "must be 32 bytes of base64"));
+
+/** A signed tree head as served; kt-verify checks its signature and proofs. */
+export const SthResponse = v.object({
+  treeSize: count("treeSize"),
+  timestampMs: epochMs("timestampMs"),
+  rootHash: hash,
+  indexRoot: hash,
+  logId: hash,
+  signature: v.pipe(v.string(), v.length(88)),
+});
+
+export const LogIdResponse = v.object({ logId: hash, publicKey: hash });
+
+export const ConsistencyResponse = v.object({
+  fromTreeSize: count("fromTreeSize"),
+  toTreeSize: count("toTreeSize"),
+  proof: v.array(hash),
+});
+
+export const LeavesResponse = v.object({ start: count("start"), leaves: v.array(v.string()) });
+
+/** `ktProof` of a bundle answer: an STH and a proof body that kt-verify parses strictly. */
+export const KtProofJson = v.object({
+  sth: SthResponse,
+  body: v.looseObject({ type: v.picklist(["inclusion", "tombstone", "absence"]) }),
+});
+
+export type SthJson = v.InferOutput<typeof SthResponse>;
