@@ -2,6 +2,12 @@ export { KtVerifyError, type KtVerifyErrorCode } from "./errors.js";
 export { decodeLeaf, encodeLeaf, type KtLeaf, LEAF_DOMAIN, LEAF_KIND } from "./leaf.js";
 export { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
 export {
+  KtMonitor,
+  type KtMonitorEvent,
+  type KtMonitorFollowOptions,
+  type KtMonitorOptions,
+} from "./monitor.js";
+export {
   type KtClaim,
   type KtProof,
   type KtProofBody,
