@@ -1,0 +1,34 @@
+import type { KtMonitorEvent, KtVerifyError } from "@svc/kt-verify";
+
+/** How the CLI writes a monitor event (stdout) and a warning or error (stderr). */
+export interface Output {
+  event(event: KtMonitorEvent): string;
+  problem(kind: "warning" | "error", error: KtVerifyError): string;
+}
+
+/** `--json`: one JSON object per line, for scripts. */
+export const jsonOutput: Output = {
+  event: (event) => JSON.stringify(event),
+  problem: (kind, error) =>
+    JSON.stringify({ event: kind, code: error.code, message: error.message }),
+};
+
+/** The default: one sentence per line, for people. */
+export const textOutput: Output = {
+  event(event) {
+    if (event.event === "sth") {
+      return `verified tree head: size ${event.treeSize}, signed ${time(event.timestampMs)}, root ${event.rootHash}, index root ${event.indexRoot}`;
+    }
+    const where = `at leaf ${event.leafIndex}, ${time(event.timestampMs)}`;
+    return event.kind === "identity"
+      ? `${event.address}: new identity ${where}: signing key ${event.identitySigningKey}, DH key ${event.identityDHKey}`
+      : `${event.address}: deleted ${where}`;
+  },
+  problem: (kind, error) => `svc-kt: ${kind}: ${error.code}: ${error.message}`,
+};
+
+/** ISO 8601 when the log's timestamp is a representable date. */
+function time(ms: number): string {
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? `${ms} ms` : date.toISOString();
+}

@@ -1,0 +1,51 @@
+import { type FetchFunction, httpLogClient, KtMonitor, KtVerifyError } from "@svc/kt-verify";
+import { type KtArgs, parseKtArgs, USAGE } from "./args.js";
+import { jsonOutput, textOutput } from "./output.js";
+
+export const EXIT = { ok: 0, unreachable: 1, usage: 2, verification: 3 } as const;
+
+export interface CliIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  fetch?: FetchFunction;
+  /** Stops a watching monitor (SIGINT/SIGTERM in the real CLI). */
+  signal?: AbortSignal;
+}
+
+/** `svc-kt <args>`; resolves to the exit status. */
+export async function runKtCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let args: KtArgs;
+  try {
+    args = parseKtArgs(argv);
+  } catch (error) {
+    io.stderr(`${(error as Error).message}\n${USAGE}`);
+    return EXIT.usage;
+  }
+  if (args.command === "help") {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  const output = args.json ? jsonOutput : textOutput;
+  const client = httpLogClient(args.url, io.fetch);
+  try {
+    const monitor = new KtMonitor({
+      client,
+      logPublicKey: args.logKey ?? (await client.logPublicKey()),
+      watch: args.watch,
+      onEvent: (event) => io.stdout(output.event(event)),
+    });
+    if (args.once) await monitor.step();
+    else {
+      await monitor.follow({
+        intervalMs: args.intervalMs,
+        signal: io.signal,
+        onUnreachable: (error) => io.stderr(output.problem("warning", error)),
+      });
+    }
+    return EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof KtVerifyError)) throw error;
+    io.stderr(output.problem("error", error));
+    return error.code === "KT_FETCH_FAILED" ? EXIT.unreachable : EXIT.verification;
+  }
+}
