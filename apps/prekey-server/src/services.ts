@@ -1,9 +1,9 @@
 import type { Ed25519Verifier } from "@svc/canonical";
-import { nodeEd25519, sodiumEd25519 } from "@svc/canonical/node";
 import type { Storage } from "@svc/db";
+import { createLogger, createRateLimit, type Logger, type RateLimit, unlimited } from "@svc/http";
+import { serverEd25519Verifier } from "@svc/http/ed25519";
 import type { Config } from "./config.js";
 import { ServerEvents } from "./events.js";
-import { createLogger, type Logger } from "./logger.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 
 export type ReadinessCheck = () => Promise<boolean>;
@@ -20,6 +20,8 @@ export interface Services {
   readonly startedAt: number;
   /** Readiness of optional backends, keyed as they appear in /ready. */
   readonly readiness: Map<"inbox" | "kt", ReadinessCheck>;
+  /** A per-instance limit, counted and emitted on rejection; admits all with rate limits off. */
+  rateLimit(route: string, limit: string, perMinute: number): RateLimit;
   /** Registers cleanup to run, newest first, when the app closes (timers, open streams). */
   onClose(cleanup: () => Promise<void> | void): void;
   close(): Promise<void>;
@@ -39,16 +41,35 @@ export function createServices(
   const cleanups: Array<() => Promise<void> | void> = [];
   const now = options.now ?? Date.now;
   const logger = options.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics();
+  const events = new ServerEvents();
   return {
     config,
     storage,
     logger,
-    metrics: createMetrics(),
-    events: new ServerEvents(),
-    verifier: options.verifier ?? fastestVerifier(logger),
+    metrics,
+    events,
+    verifier:
+      options.verifier ??
+      serverEd25519Verifier((reason) =>
+        logger.warn("Ed25519 verifies on node:crypto at half the speed", { reason }),
+      ),
     now,
     startedAt: now(),
     readiness: new Map(),
+    rateLimit(route, limit, perMinute) {
+      if (!config.rateLimit.enabled) return unlimited;
+      return createRateLimit({
+        route,
+        limit,
+        perMinute,
+        now,
+        onReject(rejection) {
+          metrics.rateLimited.inc({ route, limit });
+          events.emit("ratelimit.rejected", rejection);
+        },
+      });
+    },
     onClose(cleanup) {
       cleanups.push(cleanup);
     },
@@ -56,13 +77,4 @@ export function createServices(
       for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
     },
   };
-}
-
-/** libsodium where sodium-native's prebuilt binary loads, else OpenSSL: both answer alike. */
-function fastestVerifier(logger: Logger): Ed25519Verifier {
-  const openssl = nodeEd25519();
-  const sodium = sodiumEd25519(openssl);
-  if (sodium) return sodium;
-  logger.warn("sodium-native did not load; Ed25519 verifies on node:crypto at half the speed");
-  return openssl;
 }

@@ -7,6 +7,7 @@ export {
   ed25519KeyPairFromSeed,
   ed25519Sign,
   portableEd25519,
+  strictEd25519,
   x25519PublicKeyFromSeed,
 } from "./ed25519.js";
 export type { CanonicalErrorCode } from "./errors.js";

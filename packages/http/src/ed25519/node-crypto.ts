@@ -1,8 +1,5 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
-import { encodeBase64Url } from "../base64.js";
-import { type Ed25519Verifier, strictEd25519 } from "../ed25519.js";
-
-export { sodiumEd25519 } from "./sodium.js";
+import { type Ed25519Verifier, encodeBase64Url, strictEd25519 } from "@svc/canonical";
 
 export interface NodeEd25519Options {
   /** Most public keys kept as parsed KeyObjects (least recently used evicted); default 10000. */

@@ -1,6 +1,6 @@
+import { ed25519KeyPairFromSeed, ed25519Sign } from "@svc/canonical";
 import { describe, expect, it } from "vitest";
-import { ed25519KeyPairFromSeed, ed25519Sign } from "../ed25519.js";
-import { nodeEd25519 } from "./index.js";
+import { nodeEd25519 } from "./node-crypto.js";
 
 describe("nodeEd25519", () => {
   it("keeps verifying correctly as the key cache evicts", () => {

@@ -1,5 +1,9 @@
+/**
+ * Ed25519 forgeries for verifier tests: inputs that a lax verifier (tweetnacl alone, libsodium
+ * alone, some OpenSSL builds) answers differently from RFC 8032 with its strict checks.
+ */
 import { sha512 } from "@noble/hashes/sha2.js";
-import { ed25519KeyPairFromSeed } from "../ed25519.js";
+import { ed25519KeyPairFromSeed } from "./ed25519.js";
 
 /** Ed25519 group order. */
 export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
@@ -41,6 +45,24 @@ export const IDENTITY = {
 
 /** A second encoding of the point with y = p - 1 (x = 0): the sign bit set. */
 export const MINUS_ONE_SIGN_BIT = toLittleEndian(P - 1n + (1n << 255n));
+
+/** y of two of the four points of order 8 (the other two have p - y). */
+export const ORDER_8_Y =
+  2707385501144840649318225287225658788936804267575313519463743609750303402022n;
+
+/**
+ * A public key for every point of small order: y = 0, 1, p - 1 and the two y of the points of
+ * order 8, each with and without the sign bit. `canonical` is false for the sign bit on x = 0
+ * (y = 1 and y = p - 1), an encoding RFC 8032 refuses; the other eight verify under RFC 8032.
+ */
+export function smallOrderKeys(): { key: Uint8Array; canonical: boolean }[] {
+  return [0n, 1n, P - 1n, ORDER_8_Y, P - ORDER_8_Y].flatMap((y) =>
+    [0n, 1n << 255n].map((signBit) => ({
+      key: toLittleEndian(y | signBit),
+      canonical: !(signBit && (y === 1n || y === P - 1n)),
+    })),
+  );
+}
 
 /** A valid signature with S replaced by S + L, which tweetnacl alone accepts. */
 export function malleate(signature: Uint8Array): Uint8Array {
