@@ -1,13 +1,12 @@
-import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import {
+  bundleForBrowser,
+  chromiumMissing,
+  launchChromium,
+  PAGE_ORIGIN,
+  portablePackages,
+} from "@svc/browser-harness";
 import { encodeBase64 } from "@svc/canonical";
 import { type KtClaim, type KtProof, ktProofToJson } from "@svc/kt-verify";
-import { buildBrowserBundle } from "@svc/kt-verify/browser-bundle";
-import { chromium } from "playwright-core";
-
-const CHROMIUM = "/usr/bin/chromium";
 
 /**
  * Verifies one bundle proof (STH signature, log inclusion, index map proof) in a loop inside
@@ -20,35 +19,17 @@ export async function chromiumVerificationsPerSecond(
   logPublicKey: Uint8Array,
   durationMs: number,
 ): Promise<{ opsPerSec: number; msPerProof: number } | undefined> {
-  if (!existsSync(CHROMIUM)) return undefined;
-  const bundle = await readFile(await buildBrowserBundle(), "utf8");
-  const server = createServer((req, res) => {
-    if (req.url === "/kt-verify.browser.js") {
-      res.writeHead(200, { "content-type": "text/javascript" }).end(bundle);
-    } else {
-      res
-        .writeHead(200, { "content-type": "text/html" })
-        .end('<!doctype html><meta charset="utf-8">');
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  if (chromiumMissing() !== undefined) return undefined;
+  const ktVerify = portablePackages().find((pkg) => pkg.name === "kt-verify");
+  if (ktVerify === undefined) throw new Error("packages/kt-verify is not a portable package");
+  const { code } = await bundleForBrowser(ktVerify.entry);
+  const chromium = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.goto(url);
+    const page = await chromium.openPage({
+      "/kt-verify.browser.js": { contentType: "text/javascript", body: code },
+    });
     const input = {
+      bundleUrl: `${PAGE_ORIGIN}/kt-verify.browser.js`,
       proof: ktProofToJson(proof),
       address,
       signingKey: encodeBase64(claim.identitySigningKey),
@@ -57,11 +38,11 @@ export async function chromiumVerificationsPerSecond(
       durationMs,
     };
     const count = await page.evaluate(async (args) => {
-      const kt = await import(`${location.origin}/kt-verify.browser.js`);
+      const kt: typeof import("@svc/kt-verify") = await import(args.bundleUrl);
       const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
       const proof = kt.parseKtProof(args.proof);
       const claim = {
-        type: "inclusion",
+        type: "inclusion" as const,
         identitySigningKey: b64(args.signingKey),
         identityDHKey: b64(args.dhKey),
       };
@@ -81,7 +62,6 @@ export async function chromiumVerificationsPerSecond(
     }, input);
     return { opsPerSec: count, msPerProof: 1000 / count };
   } finally {
-    await browser.close();
-    await new Promise((resolve) => server.close(resolve));
+    await chromium.close();
   }
 }

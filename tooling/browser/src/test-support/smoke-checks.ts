@@ -1,0 +1,250 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type * as Canonical from "@svc/canonical";
+import type * as KtVerify from "@svc/kt-verify";
+import type * as Merkle from "@svc/merkle";
+import type * as Protocol from "@svc/protocol";
+import type * as Ratchet from "@svc/ratchet";
+import { REPO_ROOT } from "../portable-packages.js";
+
+/**
+ * What a portable package must do in the page. `inPage` runs in Chromium with the bundle's
+ * module namespace, so it may use nothing from this file: only its arguments and browser
+ * globals. Its JSON-serializable result must equal `expected(input)`.
+ */
+export interface SmokeCheck<Module, Input> {
+  /** JSON-serializable input, read on the Node side (fixtures). */
+  input(): Promise<Input>;
+  inPage(module: Module, input: Input): unknown;
+  expected(input: Input): unknown;
+}
+
+/** A check with its types erased, as the test holds them side by side. */
+export type AnySmokeCheck = SmokeCheck<unknown, unknown>;
+
+function smokeCheck<Module, Input>(check: SmokeCheck<Module, Input>): AnySmokeCheck {
+  return check as unknown as AnySmokeCheck;
+}
+
+async function fixture<T>(path: string): Promise<T> {
+  return JSON.parse(await readFile(join(REPO_ROOT, path), "utf8")) as T;
+}
+
+interface SignedBodyVector {
+  method: string;
+  path: string;
+  body: Record<string, unknown> & { signature: string };
+  canonical: string;
+}
+
+interface SpecVectors {
+  keys: { alice: { seed: string; publicKey: string } };
+  signedBodies: { register: SignedBodyVector };
+}
+
+/** Keyed by directory under packages/: every portable package has one. */
+export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
+  canonical: smokeCheck({
+    input: () => fixture<SpecVectors>("packages/canonical/src/fixtures/spec-vectors.json"),
+    inPage(c: typeof Canonical, spec) {
+      const { method, path, body, canonical } = spec.signedBodies.register;
+      const message = c.signedBodyMessage(method, path, body);
+      const signature = c.decodeBase64(body.signature, 64);
+      const publicKey = c.decodeBase64(spec.keys.alice.publicKey, 32);
+      const flipped = signature.slice();
+      flipped[10] = (flipped[10] as number) ^ 1;
+      return {
+        jcs: c.canonicalize({ b: [1, "x", null], a: true }),
+        canonicalForm: new TextDecoder().decode(message) === canonical,
+        verifies: c.portableEd25519.verify(signature, message, publicKey),
+        flippedVerifies: c.portableEd25519.verify(flipped, message, publicKey),
+        signsAlike:
+          c.signBody(method, path, body, c.decodeBase64(spec.keys.alice.seed, 32)) ===
+          body.signature,
+      };
+    },
+    expected: () => ({
+      jcs: '{"a":true,"b":[1,"x",null]}',
+      canonicalForm: true,
+      verifies: true,
+      flippedVerifies: false,
+      signsAlike: true,
+    }),
+  }),
+
+  merkle: smokeCheck({
+    input: () =>
+      fixture<{
+        ct: { leavesHex: string[]; emptyRoot: string; roots: { treeSize: number; root: string }[] };
+      }>("packages/merkle/src/fixtures/rfc9162.json"),
+    inPage(m: typeof Merkle, { ct }) {
+      const hex = (bytes: Uint8Array) =>
+        Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      const unhex = (text: string) =>
+        Uint8Array.from(text.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
+      const leaves = ct.leavesHex.map((leaf) => m.leafHash(unhex(leaf)));
+      return {
+        emptyRoot: hex(m.emptyRoot()),
+        roots: ct.roots.map(({ treeSize }) => hex(m.rootFromLeafHashes(leaves.slice(0, treeSize)))),
+      };
+    },
+    expected: ({ ct }) => ({ emptyRoot: ct.emptyRoot, roots: ct.roots.map(({ root }) => root) }),
+  }),
+
+  "kt-verify": smokeCheck({
+    input: async () => ({
+      spec: await fixture<KtSpecSth>("packages/kt-verify/src/fixtures/spec-sth.json"),
+      vectors: await fixture<KtVectors>("packages/kt-verify/src/fixtures/kt-vectors.json"),
+    }),
+    // The proofs of kt-vectors.json (made by a real log) verify with WebCrypto, the trusted STH
+    // is kept in localStorage, and a tampered proof is refused.
+    async inPage(kt: typeof KtVerify, { spec, vectors }) {
+      const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+      const specSth = kt.parseSth(spec.sth.sth);
+      const publicKey = b64(vectors.operator.publicKey);
+      const sths = vectors.sths.map((s) => kt.parseSth(s));
+      const latest = sths[3] as KtVerify.SignedTreeHead;
+      const client: KtVerify.LogClient = {
+        logPublicKey: async () => publicKey,
+        sth: async (n?: number) => sths[n ?? 3] as KtVerify.SignedTreeHead,
+        consistency: async (from: number, to: number) =>
+          (vectors.consistency.find((c) => c.from === from && c.to === to)?.proof ?? []).map(b64),
+        leaves: async () => [],
+      };
+      localStorage.clear();
+      const verifier = new kt.KtVerifier({
+        logPublicKey: publicKey,
+        client,
+        store: kt.localStorageStore("svc-kt-sth"),
+        now: () => latest.timestampMs + 1000,
+      });
+      const bob = vectors.changes[1] as { identitySigningKey: string; identityDHKey: string };
+      const inclusion: KtVerify.KtClaim = {
+        type: "inclusion",
+        identitySigningKey: b64(bob.identitySigningKey),
+        identityDHKey: b64(bob.identityDHKey),
+      };
+      const claims: Record<string, KtVerify.KtClaim> = {
+        inclusion,
+        tombstone: { type: "tombstone" },
+        absence: { type: "absence" },
+      };
+      const verified: string[] = [];
+      for (const [type, { address, ktProof }] of Object.entries(vectors.proofs)) {
+        const claim = claims[type];
+        if (claim === undefined) throw new Error(`no claim for the ${type} proof`);
+        verified.push((await verifier.verifyProof(address, ktProof, claim)).type);
+      }
+      const tampered = structuredClone(vectors.proofs.inclusion?.ktProof) as {
+        body: { leafIndex: number };
+      };
+      tampered.body.leafIndex = 0;
+      let tamperedCode = "accepted";
+      try {
+        await verifier.verifyProof("bob@example.org:1", tampered, inclusion);
+      } catch (error) {
+        tamperedCode = (error as { code: string }).code;
+      }
+      return {
+        specSth: await kt.verifySthSignature(specSth, b64(spec.ktOperator.publicKey)),
+        verified,
+        tamperedCode,
+        webCrypto: await kt.webCryptoEd25519(),
+        stored: JSON.parse(localStorage.getItem("svc-kt-sth") ?? "null")?.treeSize,
+      };
+    },
+    expected: () => ({
+      specSth: true,
+      verified: ["inclusion", "tombstone", "absence"],
+      tamperedCode: "KT_BAD_PROOF",
+      webCrypto: true,
+      stored: 3,
+    }),
+  }),
+
+  protocol: smokeCheck({
+    input: () => fixture<SpecVectors>("packages/canonical/src/fixtures/spec-vectors.json"),
+    inPage(p: typeof Protocol, spec) {
+      const register = spec.signedBodies.register.body as unknown as Protocol.PreKeyBundleJson & {
+        oneTimePreKeys: Protocol.OneTimePreKeyJson[];
+      };
+      const wire: Protocol.PreKeyBundleJson = {
+        identitySigningKey: register.identitySigningKey,
+        identityDHKey: register.identityDHKey,
+        signedPreKey: register.signedPreKey,
+        oneTimePreKey: register.oneTimePreKeys[0],
+      };
+      const refusal = (json: unknown) => {
+        try {
+          p.decodeBundle(json);
+          return "accepted";
+        } catch (error) {
+          return error instanceof p.SvcError ? error.code : String(error);
+        }
+      };
+      return {
+        roundTrip: JSON.stringify(p.encodeBundle(p.decodeBundle(wire))) === JSON.stringify(wire),
+        shortKey: refusal({ ...wire, identityDHKey: "AAAA" }),
+        missingField: refusal({ ...wire, signedPreKey: undefined }),
+        msgId: p.msgIdOf(new TextEncoder().encode("abc")),
+      };
+    },
+    expected: () => ({
+      roundTrip: true,
+      shortKey: "SVC_INVALID_KEY",
+      missingField: "SVC_BAD_REQUEST",
+      // SHA-256("abc"), FIPS 180-2 appendix B.1.
+      msgId: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+    }),
+  }),
+
+  ratchet: smokeCheck({
+    input: async () => null,
+    async inPage(r: typeof Ratchet) {
+      const utf8 = new TextEncoder();
+      const text = new TextDecoder();
+      const alice = r.createIdentity();
+      const bob = r.createIdentity();
+      const signedPreKey = r.createSignedPreKey(bob, 1);
+      const oneTimePreKey = r.createOneTimePreKey(100);
+      const store = new r.MemoryPreKeyStore();
+      store.addSignedPreKey(signedPreKey);
+      store.addOneTimePreKey(oneTimePreKey);
+      const { session: aliceSession, envelope } = await r.initiateSession(
+        alice,
+        {
+          identitySigningKey: bob.identitySigningKey,
+          identityDHKey: bob.identityDHKey,
+          signedPreKey: {
+            keyId: signedPreKey.keyId,
+            publicKey: signedPreKey.publicKey,
+            signature: signedPreKey.signature,
+          },
+          oneTimePreKey: { keyId: oneTimePreKey.keyId, publicKey: oneTimePreKey.publicKey },
+        },
+        utf8.encode("hello bob"),
+      );
+      const first = await r.respondToFirstMessage(bob, store, envelope);
+      const reply = aliceSession.decrypt(first.session.encrypt(utf8.encode("hello alice")));
+      return {
+        first: text.decode(first.plaintext),
+        reply: text.decode(reply),
+        oneTimePreKeyUsed: store.oneTimePreKeyCount === 0,
+      };
+    },
+    expected: () => ({ first: "hello bob", reply: "hello alice", oneTimePreKeyUsed: true }),
+  }),
+};
+
+interface KtSpecSth {
+  ktOperator: { publicKey: string };
+  sth: { sth: KtVerify.SthJson };
+}
+
+interface KtVectors {
+  operator: { publicKey: string };
+  sths: KtVerify.SthJson[];
+  consistency: { from: number; to: number; proof: string[] }[];
+  changes: unknown[];
+  proofs: Record<string, { address: string; ktProof: unknown }>;
+}
