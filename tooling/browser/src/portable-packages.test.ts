@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type BrowserBundle, bundleForBrowser } from "./bundle.js";
 import {
@@ -6,7 +8,7 @@ import {
   chromiumMissing,
   launchChromium,
 } from "./chromium.js";
-import { type PortablePackage, portablePackages } from "./portable-packages.js";
+import { type PortablePackage, portablePackages, REPO_ROOT } from "./portable-packages.js";
 import { SMOKE_CHECKS } from "./test-support/smoke-checks.js";
 
 /**
@@ -48,6 +50,18 @@ describe("portable tier", () => {
     expect(packages.map((pkg) => pkg.name)).toEqual(
       expect.arrayContaining(["canonical", "kt-verify", "merkle"]),
     );
+  });
+
+  it("is where biome refuses Node modules (biome.jsonc), source but not tests", async () => {
+    const text = await readFile(join(REPO_ROOT, "biome.jsonc"), "utf8");
+    const biome = JSON.parse(text.replace(/^\s*\/\/.*$/gm, "")) as BiomeConfig;
+    const override = biome.overrides?.find(
+      (o) => o.linter?.rules?.correctness?.noNodejsModules === "error",
+    );
+    expect(override?.includes.filter((glob) => !glob.startsWith("!"))).toEqual(
+      packages.map((pkg) => `packages/${pkg.name}/src/**`),
+    );
+    expect(override?.includes).toEqual(expect.arrayContaining(["!**/*.test.ts"]));
   });
 
   it("has a smoke check for every package", () => {
@@ -100,3 +114,10 @@ describe.each(withEntry)("$name", (pkg) => {
     }
   });
 });
+
+interface BiomeConfig {
+  overrides?: {
+    includes: string[];
+    linter?: { rules?: { correctness?: { noNodejsModules?: string } } };
+  }[];
+}
