@@ -1,6 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import type { IdentityKeys, OneTimePreKey, SignedPreKey } from "@svc/protocol";
-import { assertKeyId, KEY_SIZE } from "./assert.js";
+import { assertKey, assertKeyId, KEY_SIZE } from "./assert.js";
 import { generateDh } from "./dh.js";
 import { defaultRandom, drawRandom, type RandomBytes } from "./random.js";
 
@@ -44,6 +44,7 @@ export function createSignedPreKey(
   keyId: number,
   { random = defaultRandom }: RandomOption = {},
 ): SignedPreKeyPair {
+  assertKey("identity.signingPrivateKey", identity?.signingPrivateKey);
   assertKeyId("keyId", keyId);
   const { privateKey, publicKey } = generateDh(random);
   const signature = ed25519.sign(publicKey, identity.signingPrivateKey);
