@@ -1,6 +1,5 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import type { PreKeyBundleKeys } from "@svc/protocol";
-import type { RandomBytes } from "../random.js";
 import {
   createIdentity,
   createOneTimePreKey,
@@ -8,6 +7,7 @@ import {
   type Identity,
 } from "../identity.js";
 import { MemoryPreKeyStore } from "../prekey-store.js";
+import type { RandomBytes } from "../random.js";
 
 const utf8 = new TextEncoder();
 

@@ -1,0 +1,25 @@
+export {
+  MESSAGE_KIND,
+  MESSAGE_PREFIX_SIZE,
+  PREKEY_MESSAGE_KIND,
+  PREKEY_PREFIX_SIZE,
+} from "./envelope.js";
+export { RatchetError, type RatchetErrorCode } from "./errors.js";
+export {
+  createIdentity,
+  createOneTimePreKey,
+  createSignedPreKey,
+  type Identity,
+  type OneTimePreKeyPair,
+  type RandomOption,
+  type SignedPreKeyPair,
+} from "./identity.js";
+export { MemoryPreKeyStore, type PreKeyStore } from "./prekey-store.js";
+export type { RandomBytes } from "./random.js";
+export {
+  initiateSession,
+  respondToFirstMessage,
+  Session,
+  type SessionOptions,
+} from "./session.js";
+export { MAX_SKIP, MAX_SKIPPED_AGE, MAX_SKIPPED_KEYS } from "./state.js";
