@@ -1,9 +1,4 @@
-export {
-  MESSAGE_KIND,
-  MESSAGE_PREFIX_SIZE,
-  PREKEY_MESSAGE_KIND,
-  PREKEY_PREFIX_SIZE,
-} from "./envelope.js";
+export { MESSAGE_KIND, PREKEY_MESSAGE_KIND } from "./envelope.js";
 export { RatchetError, type RatchetErrorCode } from "./errors.js";
 export {
   createIdentity,

@@ -1,5 +1,5 @@
 import type { IdentityKeys, PreKeyBundleKeys } from "@svc/protocol";
-import { assertBytes, assertObject } from "./assert.js";
+import { assertBytes, assertKey, assertObject } from "./assert.js";
 import { dh, generateDh } from "./dh.js";
 import { dhRatchet, ratchetDecrypt, ratchetEncrypt } from "./double-ratchet.js";
 import { decodeEnvelope, encodePreKeyFields } from "./envelope.js";
@@ -124,8 +124,9 @@ export async function initiateSession(
  * Starts the responder's session from a prekey envelope. The one-time prekey it names is deleted
  * from the store once the message has decrypted, before the plaintext is returned; a later
  * envelope naming it is RATCHET_UNKNOWN_PREKEY. Later envelopes of the same session, prekey form
- * or not, go to `session.decrypt`. Whether `senderIdentity` is who it claims to be (key
- * transparency, a safety number) is the caller's to check.
+ * or not, go to `session.decrypt`: with a session for the sender already, try that first, and
+ * RATCHET_SESSION_MISMATCH there means the sender started a new one. Whether `senderIdentity` is
+ * who it claims to be (key transparency, a safety number) is the caller's to check.
  */
 export async function respondToFirstMessage(
   identity: Identity,
@@ -144,9 +145,11 @@ export async function respondToFirstMessage(
   }
   const signedPreKey = await store.signedPreKey(preKey.signedPreKeyId);
   if (!signedPreKey) throw unknownPreKey("signed", preKey.signedPreKeyId);
+  assertKey("store.signedPreKey()", signedPreKey);
   const oneTimeId = preKey.oneTimePreKeyId;
   const oneTimePreKey = oneTimeId === null ? undefined : await store.oneTimePreKey(oneTimeId);
   if (oneTimeId !== null && !oneTimePreKey) throw unknownPreKey("one-time", oneTimeId);
+  if (oneTimePreKey) assertKey("store.oneTimePreKey()", oneTimePreKey);
 
   const senderIdentity = {
     identitySigningKey: preKey.identitySigningKey,
