@@ -1,5 +1,5 @@
+import type { RequestVariables } from "@svc/http";
+
 export interface AppEnv {
-  Variables: {
-    requestId: string;
-  };
+  Variables: RequestVariables;
 }

@@ -1,5 +1,6 @@
+import { ConfigError } from "@svc/http";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "./config.js";
+import { loadConfig } from "./config.js";
 
 describe("loadConfig", () => {
   it("applies the documented defaults", () => {

@@ -1,3 +1,4 @@
+import { ConfigError, LOG_LEVELS, type LogLevel, loadEnv, onOff, wholeNumber } from "@svc/http";
 import * as v from "valibot";
 
 export interface RateLimitConfig {
@@ -30,34 +31,9 @@ export interface Config {
   logLevel: LogLevel;
 }
 
-export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-    this.name = "ConfigError";
-  }
-}
-
-const onOff = (fallback: "on" | "off") =>
-  v.pipe(
-    v.optional(v.picklist(["on", "off"], "must be on or off"), fallback),
-    v.transform((value) => value === "on"),
-  );
-
-const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  v.pipe(
-    v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a whole number")), String(fallback)),
-    v.transform(Number),
-    v.number(),
-    v.minValue(min, `must be at least ${min}`),
-    v.maxValue(max, `must be at most ${max}`),
-  );
-
 const EnvSchema = v.object({
   SVC_HOST: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "127.0.0.1"),
-  SVC_PORT: integer(8080, 0, 65535),
+  SVC_PORT: wholeNumber(8080, 0, 65535),
   SVC_DATA_DIR: v.optional(v.pipe(v.string(), v.minLength(1, "must not be empty")), "./data"),
   DATABASE_URL: v.optional(
     v.pipe(
@@ -77,11 +53,11 @@ const EnvSchema = v.object({
     v.pipe(v.string(), v.minLength(16, "must be at least 16 characters")),
   ),
   SVC_RATE_LIMIT: onOff("on"),
-  SVC_RATE_REGISTER_PER_ADDRESS: integer(20, 1),
-  SVC_RATE_REGISTER_PER_IP: integer(100, 1),
-  SVC_RATE_REPLENISH_PER_ADDRESS: integer(60, 1),
-  SVC_RATE_BUNDLE_PER_IP: integer(120, 1),
-  SVC_RATE_BUNDLE_PER_ADDRESS: integer(600, 1),
+  SVC_RATE_REGISTER_PER_ADDRESS: wholeNumber(20, 1),
+  SVC_RATE_REGISTER_PER_IP: wholeNumber(100, 1),
+  SVC_RATE_REPLENISH_PER_ADDRESS: wholeNumber(60, 1),
+  SVC_RATE_BUNDLE_PER_IP: wholeNumber(120, 1),
+  SVC_RATE_BUNDLE_PER_ADDRESS: wholeNumber(600, 1),
   SVC_TRUST_PROXY: v.pipe(
     v.optional(
       v.union(
@@ -92,11 +68,11 @@ const EnvSchema = v.object({
     ),
     v.transform((value) => (value === "off" ? 0 : value === "on" ? 1 : Number(value))),
   ),
-  SVC_INBOX_MAX_BLOB_BYTES: integer(1024 * 1024, 1, 64 * 1024 * 1024),
-  SVC_INBOX_QUOTA: integer(1000, 1),
-  SVC_INBOX_MIN_TTL_MS: integer(60_000, 0),
-  SVC_INBOX_MAX_TTL_MS: integer(30 * 24 * 3600_000, 1),
-  SVC_INBOX_PRUNE_INTERVAL_MS: integer(30_000, 100),
+  SVC_INBOX_MAX_BLOB_BYTES: wholeNumber(1024 * 1024, 1, 64 * 1024 * 1024),
+  SVC_INBOX_QUOTA: wholeNumber(1000, 1),
+  SVC_INBOX_MIN_TTL_MS: wholeNumber(60_000, 0),
+  SVC_INBOX_MAX_TTL_MS: wholeNumber(30 * 24 * 3600_000, 1),
+  SVC_INBOX_PRUNE_INTERVAL_MS: wholeNumber(30_000, 100),
   SVC_LOG_LEVEL: v.optional(
     v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`),
     "info",
@@ -105,14 +81,7 @@ const EnvSchema = v.object({
 
 /** Reads the configuration from environment variables; every bad value is reported at once. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
-  const result = v.safeParse(EnvSchema, present);
-  if (!result.success) {
-    throw new ConfigError(
-      result.issues.map((issue) => `${v.getDotPath(issue) ?? "environment"}: ${issue.message}`),
-    );
-  }
-  const e = result.output;
+  const e = loadEnv(EnvSchema, env);
   if (e.SVC_INBOX_MIN_TTL_MS > e.SVC_INBOX_MAX_TTL_MS) {
     throw new ConfigError(["SVC_INBOX_MIN_TTL_MS: must not exceed SVC_INBOX_MAX_TTL_MS"]);
   }

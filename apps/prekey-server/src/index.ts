@@ -1,3 +1,5 @@
+export { ConfigError } from "@svc/http";
 export { type CreateAppOptions, createApp, type SvcApp } from "./app.js";
-export { type Config, ConfigError, loadConfig } from "./config.js";
+export { type Config, loadConfig } from "./config.js";
+export { migrations } from "./migrations.js";
 export { type RunningServer, startServer } from "./server.js";

@@ -2,8 +2,8 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeBase64 } from "@svc/canonical";
+import { ConfigError } from "@svc/http";
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError } from "./config.js";
 import { KT_KEY_FILE, loadKtSigningSeed } from "./kt-key.js";
 import { testConfig } from "./test-support/app.js";
 

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBase64 } from "@svc/canonical";
-import { type Config, ConfigError } from "./config.js";
+import { ConfigError } from "@svc/http";
+import type { Config } from "./config.js";
 
 /** File under the data directory holding the generated operator key (base64 seed, mode 0600). */
 export const KT_KEY_FILE = "kt-signing-key";

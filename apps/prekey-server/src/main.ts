@@ -1,7 +1,6 @@
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, stopOnSignals } from "@svc/http";
+import { loadConfig } from "./config.js";
 import { startServer } from "./server.js";
-
-const SHUTDOWN_DEADLINE_MS = 10_000;
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -23,16 +22,10 @@ async function main(): Promise<void> {
     inbox: config.inbox.enabled,
   });
 
-  const shutdown = (signal: string) => {
-    logger.info("shutting down", { signal });
-    setTimeout(() => process.exit(1), SHUTDOWN_DEADLINE_MS).unref();
-    server.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
-  process.once("SIGINT", () => shutdown("SIGINT"));
+  stopOnSignals(
+    () => server.stop(),
+    (signal) => logger.info("shutting down", { signal }),
+  );
 }
 
 main().catch((error: unknown) => {

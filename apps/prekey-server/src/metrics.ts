@@ -1,17 +1,11 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { createMetricsRegistry } from "@svc/http";
 
 /** Every metric the server exports, on a registry of its own (one per app instance). */
 export function createMetrics() {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "svc_" });
-  const counter = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
-    new Counter<L>({ name, help, labelNames, registers: [registry] });
+  const metrics = createMetricsRegistry();
+  const { counter } = metrics;
   return {
-    registry,
-    requests: counter("svc_requests_total", "HTTP requests by route pattern and status", [
-      "route",
-      "status",
-    ]),
+    ...metrics,
     rateLimited: counter("svc_rate_limit_rejections_total", "Requests refused by a rate limit", [
       "route",
       "limit",
@@ -25,12 +19,9 @@ export function createMetrics() {
     bridgeConnects: counter("svc_bridge_connects_total", "Bridge connections opened", [
       "transport",
     ]),
-    bridgesLive: new Gauge({
-      name: "svc_bridges_live",
-      help: "Open bridge connections by transport",
-      labelNames: ["transport"],
-      registers: [registry],
-    }),
+    bridgesLive: metrics.gauge("svc_bridges_live", "Open bridge connections by transport", [
+      "transport",
+    ]),
     envelopesDelivered: counter("svc_bridge_envelopes_delivered_total", "Envelopes delivered", [
       "transport",
     ]),

@@ -1,7 +1,5 @@
-import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
+import { listen } from "@svc/http";
 import { type CreateAppOptions, createApp, type SvcApp } from "./app.js";
-import { routeUpgrades } from "./bridge-ws.js";
 import type { Config } from "./config.js";
 
 export interface RunningServer {
@@ -18,31 +16,11 @@ export async function startServer(
   options: CreateAppOptions = {},
 ): Promise<RunningServer> {
   const svc = await createApp(config, options);
-  const server = await new Promise<Server>((resolve) => {
-    const started = serve({ fetch: svc.app.fetch, hostname: config.host, port: config.port }, () =>
-      resolve(started as Server),
-    ) as Server;
-  });
-  routeUpgrades(server, svc.app.fetch);
-  svc.services.onClose(() => {
-    server.closeIdleConnections();
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : config.port;
-  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
-  let stopping: Promise<void> | undefined;
+  const server = await listen(svc.app.fetch, config.host, config.port);
   return {
     svc,
-    port,
-    url: `http://${host}:${port}`,
-    stop() {
-      stopping ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-        await svc.close();
-        server.closeAllConnections();
-        await closed;
-      })();
-      return stopping;
-    },
+    port: server.port,
+    url: server.url,
+    stop: () => server.stop(() => svc.close()),
   };
 }

@@ -1,3 +1,4 @@
+import type { DepositNotice } from "@svc/inbox";
 import type { PresenceChange } from "./types.js";
 
 /** What an adapter reports to the hub of its instance. */
@@ -8,12 +9,6 @@ export interface AdapterSink {
   presence(change: PresenceChange): void;
   /** Notifications may have been lost (the listener reconnected): re-query everything. */
   resync(): void;
-}
-
-/** A NOTIFY of `prefix + address` on `channel`. */
-export interface DepositNotice {
-  channel: string;
-  prefix: string;
 }
 
 /** The result of writing this instance's live bridge count of one address. */

@@ -1,9 +1,9 @@
+import type { CommittedDeposit } from "@svc/inbox";
+import type { BridgeEnvelope } from "@svc/protocol";
 import type { AdapterSink, BridgeAdapter } from "./adapter.js";
 import { PresenceWatch } from "./presence-watch.js";
 import { BATCH_LIMIT, PushBridge } from "./push-bridge.js";
 import type {
-  BridgeEnvelope,
-  CommittedDeposit,
   EndReason,
   EnvelopeSink,
   EnvelopeSource,

@@ -1,4 +1,4 @@
-export type { AdapterSink, BridgeAdapter, DepositNotice, PresenceSync } from "./adapter.js";
+export type { AdapterSink, BridgeAdapter, PresenceSync } from "./adapter.js";
 export type { BridgeHandle, BridgeHubOptions, OpenBridge } from "./hub.js";
 export { BridgeHub, DEFAULT_HEARTBEAT_MS } from "./hub.js";
 export { inProcessAdapter } from "./in-process-adapter.js";
@@ -10,9 +10,8 @@ export {
   postgresAdapter,
 } from "./postgres-adapter.js";
 export { BATCH_LIMIT, MAX_UNSENT_BYTES } from "./push-bridge.js";
+export { bridgeHubMigrations } from "./schema.js";
 export type {
-  BridgeEnvelope,
-  CommittedDeposit,
   EndReason,
   EnvelopeSink,
   EnvelopeSource,

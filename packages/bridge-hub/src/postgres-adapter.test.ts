@@ -1,11 +1,14 @@
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres, until } from "@svc/db/testing";
+import type { DepositNotice } from "@svc/inbox";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DepositNotice } from "./adapter.js";
 import { BridgeHub } from "./hub.js";
 import { type PostgresAdapterOptions, postgresAdapter } from "./postgres-adapter.js";
+import { bridgeHubMigrations } from "./schema.js";
 import { MemorySource, RecordingPresenceSink, RecordingSink } from "./test-support/fakes.js";
 import type { PresenceChange } from "./types.js";
+
+const migrations = [bridgeHubMigrations];
 
 describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database)", () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -23,7 +26,7 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
   });
 
   async function instance(options: PostgresAdapterOptions & { heartbeatMs?: number } = {}) {
-    const storage = await openStorage({ databaseUrl: database.url, poolSize: 4 });
+    const storage = await openStorage({ databaseUrl: database.url, poolSize: 4, migrations });
     storages.push(storage);
     const crossings: PresenceChange[] = [];
     const hub = new BridgeHub({
@@ -186,7 +189,7 @@ describe.runIf(hasTestPostgres())("postgres adapter (two instances, one database
   });
 
   it("re-queries everything when the listener reconnects", async () => {
-    const storage = await openStorage({ databaseUrl: database.url, poolSize: 2 });
+    const storage = await openStorage({ databaseUrl: database.url, poolSize: 2, migrations });
     storages.push(storage);
     const reconnects: Array<() => void> = [];
     const flaky: Storage = {

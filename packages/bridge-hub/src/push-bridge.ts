@@ -1,10 +1,6 @@
-import type {
-  BridgeEnvelope,
-  CommittedDeposit,
-  EndReason,
-  EnvelopeSink,
-  EnvelopeSource,
-} from "./types.js";
+import type { CommittedDeposit } from "@svc/inbox";
+import type { BridgeEnvelope } from "@svc/protocol";
+import type { EndReason, EnvelopeSink, EnvelopeSource } from "./types.js";
 
 /** Envelopes per query, and the most a poll returns. */
 export const BATCH_LIMIT = 100;

@@ -1,24 +1,4 @@
-/** One delivered blob: an SSE `envelope` event's data, a WebSocket frame, or a poll item (D7). */
-export interface BridgeEnvelope {
-  from: string;
-  /** The ciphertext, base64. */
-  bytes: string;
-  /** Strictly increasing per recipient; the bridge cursor. */
-  receivedAt: number;
-  msgId: string | null;
-}
-
-/** A deposit committed through this instance, as the inbox reports it. */
-export interface CommittedDeposit {
-  address: string;
-  receivedAt: number;
-  /** The address's receivedAt before this deposit: no envelope of the address lies between. */
-  previousReceivedAt: number;
-  /** The depositing transaction sent the adapter's `depositNotice`: no announcement is due. */
-  notified?: boolean;
-  /** The envelope as `envelopesSince` would return it (built on first call); undefined if expired. */
-  envelope(): BridgeEnvelope | undefined;
-}
+import type { BridgeEnvelope } from "@svc/protocol";
 
 /** Where envelopes come from: the inbox store. The database is the truth; wake-ups only hint. */
 export interface EnvelopeSource {

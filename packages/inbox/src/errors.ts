@@ -1,3 +1,5 @@
+import { SvcError } from "@svc/protocol";
+
 export type InboxErrorCode =
   | "SVC_NOT_REGISTERED"
   | "SVC_WRONG_KEY"
@@ -6,15 +8,12 @@ export type InboxErrorCode =
   | "SVC_BAD_REQUEST";
 
 /** The only error the inbox store throws for a request it refuses. */
-export class InboxError extends Error {
-  readonly code: InboxErrorCode;
-  /** Quota refusals: whole seconds (>= 1) until the oldest queued blob expires. */
-  readonly retryAfterSeconds: number | undefined;
+export class InboxError extends SvcError {
+  override name = "InboxError";
+  declare readonly code: InboxErrorCode;
 
+  /** Quota refusals carry the whole seconds (>= 1) until the oldest queued blob expires. */
   constructor(code: InboxErrorCode, message: string, retryAfterSeconds?: number) {
-    super(message);
-    this.name = "InboxError";
-    this.code = code;
-    this.retryAfterSeconds = retryAfterSeconds;
+    super(code, message, retryAfterSeconds === undefined ? {} : { retryAfterSeconds });
   }
 }

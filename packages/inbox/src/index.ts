@@ -16,12 +16,10 @@ export {
   type TtlBounds,
 } from "./policy.js";
 export { type PrunerOptions, startPruner } from "./pruner.js";
+export { inboxBlobs, inboxMigrations, inboxRegistrations } from "./schema.js";
 export {
-  type BridgeEnvelope,
   type CommittedDeposit,
   type DepositListener,
-  type FetchPage,
-  type InboxBlobItem,
   InboxStore,
   type InboxStoreOptions,
   MAX_BACKLOG_LIMIT,

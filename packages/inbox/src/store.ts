@@ -1,11 +1,5 @@
-import {
-  createBatcher,
-  type Database,
-  inboxBlobs,
-  inboxRegistrations,
-  preparedRows,
-  serverSecrets,
-} from "@svc/db";
+import { createBatcher, type Database, preparedRows } from "@svc/db";
+import type { BridgeEnvelope, FetchPage, InboxBlobItem } from "@svc/protocol";
 import { and, eq, sql } from "drizzle-orm";
 import { equalBytes, toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
@@ -18,6 +12,7 @@ import {
 } from "./deposit.js";
 import { InboxError } from "./errors.js";
 import { senderName } from "./policy.js";
+import { inboxBlobs, inboxRegistrations, serverSecrets } from "./schema.js";
 import { sharedSecret } from "./server-secret.js";
 
 export interface InboxStoreOptions {
@@ -41,34 +36,13 @@ export interface InboxStoreOptions {
   onListenerError?: (error: unknown) => void;
 }
 
-/** An item of a fetch result (interface.md "Inbox blob item"). */
-export interface InboxBlobItem {
-  msgId: string;
-  ciphertext: string;
-  receivedAt: number;
-  expiresAt: number;
-}
-
-export interface FetchPage {
-  items: InboxBlobItem[];
-  nextCursor: string | null;
-}
-
-/** A queued blob as bridges deliver it (interface.md "Bridge envelope"). */
-export interface BridgeEnvelope {
-  from: string;
-  bytes: string;
-  receivedAt: number;
-  msgId: string;
-}
-
 /** A stored blob, as deposit listeners hear of it once its transaction has committed. */
 export interface CommittedDeposit {
   address: string;
   receivedAt: number;
   /** The address's receivedAt before this blob; none of its blobs lies between the two. */
   previousReceivedAt: number;
-  /** The deposit's transaction sent the store's DepositNotice. */
+  /** The deposit's transaction sent the store's DepositNotice: no announcement is due. */
   notified: boolean;
   /** The blob as `envelopesSince` would serve it (built on first call); undefined once expired. */
   envelope(): BridgeEnvelope | undefined;

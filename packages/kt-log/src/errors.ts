@@ -1,4 +1,6 @@
-/** Codes of {@link KtLogError}: the ErrorResponse codes the app answers with. */
+import { SvcError } from "@svc/protocol";
+
+/** Codes of {@link KtLogError}. */
 export type KtLogErrorCode =
   /** No STH at the requested tree size. */
   | "SVC_STH_NOT_FOUND"
@@ -8,12 +10,11 @@ export type KtLogErrorCode =
   | "SVC_INTERNAL";
 
 /** The one error of @svc/kt-log. */
-export class KtLogError extends Error {
-  override readonly name = "KtLogError";
-  readonly code: KtLogErrorCode;
+export class KtLogError extends SvcError {
+  override name = "KtLogError";
+  declare readonly code: KtLogErrorCode;
 
   constructor(code: KtLogErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
   }
 }

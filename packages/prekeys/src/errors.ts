@@ -1,4 +1,5 @@
-/** The SVC_ codes a prekey operation can fail with; the server maps each to an HTTP status. */
+import { SvcError } from "@svc/protocol";
+
 export type PrekeyErrorCode =
   | "SVC_IDENTITY_MISMATCH"
   | "SVC_INVALID_SIGNED_PREKEY"
@@ -6,12 +7,11 @@ export type PrekeyErrorCode =
   | "SVC_BAD_REQUEST";
 
 /** The only error this package throws for a request that breaks a prekey rule. */
-export class PrekeyError extends Error {
-  readonly code: PrekeyErrorCode;
+export class PrekeyError extends SvcError {
+  override name = "PrekeyError";
+  declare readonly code: PrekeyErrorCode;
 
   constructor(code: PrekeyErrorCode, message: string) {
-    super(message);
-    this.name = "PrekeyError";
-    this.code = code;
+    super(code, message);
   }
 }

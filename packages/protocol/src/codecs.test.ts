@@ -7,9 +7,9 @@ import { parseDecimalU64, parseSafeDecimal } from "./decimal.js";
 import { msgIdOf, RATCHET_ENVELOPE_TYPE } from "./envelope.js";
 import { SvcError } from "./errors.js";
 import { parseRequest } from "./parse.js";
-import { ControlMessage, ResumeState } from "./schemas/transfer.js";
 import { DepositBody } from "./schemas/inbox.js";
 import { KeysRegisterBody } from "./schemas/keys.js";
+import { ControlMessage, ResumeState } from "./schemas/transfer.js";
 import { encodeStreamId, isStreamId, newStreamId } from "./stream-id.js";
 
 describe("decimal u64", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ERROR_CODES, ERROR_STATUS, errorName, staleSignature, SvcError } from "./errors.js";
+import { ERROR_CODES, ERROR_STATUS, errorName, SvcError, staleSignature } from "./errors.js";
 
 describe("SvcError", () => {
   it("takes its status from the code and renders the ErrorResponse", () => {

@@ -57,6 +57,8 @@ export interface SvcErrorOptions {
   extra?: Record<string, unknown>;
   /** Sent as `Retry-After` (whole seconds) with a 429. */
   retryAfterSeconds?: number;
+  /** Other response headers the refusal needs (e.g. `WWW-Authenticate`). */
+  headers?: Record<string, string>;
   /** Overrides the code's status; only SVC_STALE_SIGNATURE on inbox routes needs it (409). */
   status?: number;
 }
@@ -79,6 +81,7 @@ export class SvcError extends Error {
   readonly status: number;
   readonly extra: Readonly<Record<string, unknown>>;
   readonly retryAfterSeconds: number | undefined;
+  readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -86,6 +89,7 @@ export class SvcError extends Error {
     this.status = options.status ?? ERROR_STATUS[code];
     this.extra = options.extra ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds;
+    this.headers = options.headers ?? {};
   }
 
   /** The ErrorResponse body. */

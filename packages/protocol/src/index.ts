@@ -30,12 +30,12 @@ export { depositBodyLimit, KEYS_BODY_LIMIT, LIMITS, SMALL_BODY_LIMIT } from "./l
 export { decodeKey, parseRequest, toSvcError } from "./parse.js";
 export { ROUTES, type RouteAuth, type RouteContract, type RouteName } from "./routes.js";
 export * from "./schemas/bridge.js";
+export { OkResponse, signedPayloadEntries } from "./schemas/fields.js";
 export * from "./schemas/inbox.js";
 export * from "./schemas/keys.js";
 export * from "./schemas/kt.js";
 export * from "./schemas/operations.js";
 export * from "./schemas/transfer.js";
-export { OkResponse, signedPayloadEntries } from "./schemas/fields.js";
 export {
   encodeStreamId,
   isStreamId,

@@ -1,8 +1,9 @@
-import { identities, inboxBlobs, inboxRegistrations, oneTimePrekeys } from "@svc/db";
+import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
+import { identities, oneTimePrekeys } from "@svc/prekeys";
 import { describe, expect, it } from "vitest";
-import { expectContract } from "../openapi/contract.js";
 import { jsonRequest, registerBody, testIdentity } from "../routes/v1/keys/test-client.js";
 import { createTestApp } from "../test-support/app.js";
+import { expectContract } from "../test-support/contract.js";
 import type { ObserverSnapshot } from "./snapshot.js";
 
 const TOKEN = "observer-token-0123456789";

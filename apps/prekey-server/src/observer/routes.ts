@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
+import { bearerToken, createWebEventStream, tokenMatches, type WebEventStream } from "@svc/http";
+import { SvcError } from "@svc/protocol";
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
-import { ApiError } from "../errors.js";
 import type { ServerEventName } from "../events.js";
 import type { Services } from "../services.js";
-import { createEventStream, type EventStream } from "./event-stream.js";
 import { type ObserverSources, readSnapshot } from "./snapshot.js";
-import { bearerToken, tokenMatches } from "./token.js";
 
 const FORWARDED_EVENTS: ServerEventName[] = [
   "inbox.peer_connected",
@@ -36,7 +35,7 @@ export function registerObserverRoutes(
   const token = services.config.observerToken;
   if (!token) return;
   const dashboard = readFileSync(new URL("../../assets/observer.html", import.meta.url), "utf8");
-  const openStreams = new Set<EventStream>();
+  const openStreams = new Set<WebEventStream>();
   services.onClose(() => {
     for (const stream of openStreams) stream.close();
   });
@@ -45,15 +44,9 @@ export function registerObserverRoutes(
     const presented =
       bearerToken(c.req.header("authorization")) ?? (allowQuery ? c.req.query("token") : undefined);
     if (!tokenMatches(token, presented)) {
-      throw new ApiError(
-        401,
-        "SVC_UNAUTHORIZED",
-        "missing or invalid observer token",
-        {},
-        {
-          "WWW-Authenticate": 'Bearer realm="svc-observer"',
-        },
-      );
+      throw new SvcError("SVC_UNAUTHORIZED", "missing or invalid observer token", {
+        headers: { "WWW-Authenticate": 'Bearer realm="svc-observer"' },
+      });
     }
   };
 
@@ -75,7 +68,7 @@ export function registerObserverRoutes(
     requireToken(c, true);
     const unsubscribers: Array<() => void> = [];
     const timers: NodeJS.Timeout[] = [];
-    const stream = createEventStream(() => {
+    const stream = createWebEventStream(() => {
       for (const unsubscribe of unsubscribers) unsubscribe();
       for (const timer of timers) clearInterval(timer);
       openStreams.delete(stream);

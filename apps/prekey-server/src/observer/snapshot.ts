@@ -1,4 +1,5 @@
-import { identities, inboxBlobs, inboxRegistrations, oneTimePrekeys } from "@svc/db";
+import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
+import { identities, oneTimePrekeys } from "@svc/prekeys";
 import { count, gt, sql } from "drizzle-orm";
 import type { Services } from "../services.js";
 

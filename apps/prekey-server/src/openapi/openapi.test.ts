@@ -1,6 +1,6 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
-import { createContractChecker, expectContract } from "./contract.js";
+import { createContractChecker, expectContract } from "../test-support/contract.js";
 import { openApiDocument, openApiText } from "./document.js";
 
 type JsonObject = Record<string, unknown>;

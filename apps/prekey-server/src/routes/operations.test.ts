@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { expectContract } from "../openapi/contract.js";
 import { createTestApp } from "../test-support/app.js";
+import { expectContract } from "../test-support/contract.js";
 
 describe("operations routes", () => {
   it("reports health with the service name", async () => {

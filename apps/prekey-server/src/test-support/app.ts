@@ -4,6 +4,7 @@ import { createTestStorage } from "@svc/db/testing";
 import { afterEach } from "vitest";
 import { type CreateAppOptions, createApp, type SvcApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
+import { migrations } from "../migrations.js";
 import { type RunningServer, startServer } from "../server.js";
 
 /** Configuration as the server would read it from these environment variables. */
@@ -31,7 +32,7 @@ export async function createTestApp(
   env: Record<string, string> = {},
   options: CreateAppOptions = {},
 ): Promise<SvcApp> {
-  const storage = options.storage ?? (await createTestStorage());
+  const storage = options.storage ?? (await createTestStorage({ migrations }));
   const svc = await createApp(testConfig(env), { ...options, storage });
   cleanups.push(async () => {
     await svc.close();
@@ -45,7 +46,7 @@ export async function startTestServer(
   env: Record<string, string> = {},
   options: CreateAppOptions = {},
 ): Promise<RunningServer> {
-  const storage = options.storage ?? (await createTestStorage());
+  const storage = options.storage ?? (await createTestStorage({ migrations }));
   const server = await startServer(testConfig(env), { ...options, storage });
   cleanups.push(async () => {
     await server.stop();

@@ -1,6 +1,6 @@
+import type { BridgeEnvelope } from "@svc/protocol";
 import type { BridgeHub } from "../hub.js";
 import type {
-  BridgeEnvelope,
   EndReason,
   EnvelopeSink,
   EnvelopeSource,

@@ -8,7 +8,7 @@ export const BridgeEnvelope = v.object({
   bytes: v.string(),
   /** Strictly increasing per recipient; the bridge cursor. */
   receivedAt: epochMs("receivedAt"),
-  msgId: v.nullable(v.string()),
+  msgId: v.optional(v.nullable(v.string())),
 });
 
 export const PollResponse = v.object({ envelopes: v.array(BridgeEnvelope) });

@@ -1,8 +1,8 @@
 import type { BridgeHub } from "@svc/bridge-hub";
-import { ApiError } from "../../../errors.js";
+import { type PingTicker, type SignedQuery, verifySignedQuery } from "@svc/http";
+import { SvcError } from "@svc/protocol";
 import type { Services } from "../../../services.js";
 import type { BridgeInbox } from "./inbox.js";
-import type { PingTicker } from "./pings.js";
 
 /** What every bridge route is wired with. */
 export interface BridgeRoutes {
@@ -28,5 +28,11 @@ export function countConnection(services: Services, transport: TransportLabel): 
 
 /** A bridge opened while the app shuts down would be ended at once: refuse it instead. */
 export function requireOpen(hub: BridgeHub): void {
-  if (hub.closed) throw new ApiError(503, "SVC_UNAVAILABLE", "the server is shutting down");
+  if (hub.closed) throw new SvcError("SVC_UNAVAILABLE", "the server is shutting down");
+}
+
+/** Checks a signed query against the key its address is bound to by inbox registration. */
+export async function verifyBridgeQuery(routes: BridgeRoutes, query: SignedQuery): Promise<void> {
+  const boundKey = await routes.inbox.bindingKey(query.address);
+  verifySignedQuery(routes.services.verifier, boundKey, query, routes.services.now());
 }

@@ -1,4 +1,5 @@
-import type { CommittedDeposit, EnvelopeSource } from "@svc/bridge-hub";
+import type { EnvelopeSource } from "@svc/bridge-hub";
+import type { CommittedDeposit } from "@svc/inbox";
 
 /** What bridges need from the inbox store: backlogs, bound keys and deposit events. */
 export interface BridgeInbox extends EnvelopeSource {

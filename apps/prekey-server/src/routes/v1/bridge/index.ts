@@ -1,9 +1,9 @@
 import { type BridgeAdapter, BridgeHub, inProcessAdapter, postgresAdapter } from "@svc/bridge-hub";
+import { PingTicker } from "@svc/http";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
 import type { BridgeInbox } from "./inbox.js";
-import { PingTicker } from "./pings.js";
 import { registerBridgePoll } from "./poll.js";
 import { registerBridgePresence } from "./presence.js";
 import { registerBridgeStream } from "./stream.js";

@@ -6,6 +6,7 @@ import { createTestDatabase, hasTestPostgres, until } from "@svc/db/testing";
 import { InboxStore } from "@svc/inbox";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { migrations } from "../../../migrations.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
 import {
@@ -32,7 +33,7 @@ describe.runIf(hasTestPostgres())("two server instances on one PostgreSQL databa
     database = await createTestDatabase();
     storages = [];
     const instance = async () => {
-      const storage = await openStorage({ databaseUrl: database.url, poolSize: 5 });
+      const storage = await openStorage({ databaseUrl: database.url, poolSize: 5, migrations });
       storages.push(storage);
       return startTestServer({}, { storage });
     };

@@ -1,7 +1,7 @@
 import { until } from "@svc/db/testing";
+import { PingTicker } from "@svc/http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { PingTicker } from "./pings.js";
 import {
   bridgeUrl,
   inboxClient,

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { bridgeUrl, liveBridges, party, registeredInbox } from "./test-support/bridge-client.js";
 
 const ALICE = "alice@example.com:1";

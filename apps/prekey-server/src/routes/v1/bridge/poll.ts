@@ -1,23 +1,21 @@
+import { parseBridgeQuery, queryParam } from "@svc/http";
+import { LIMITS, parseSafeDecimal } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { type BridgeRoutes, countConnection } from "./context.js";
-import { decimal, param, parseBridgeQuery, verifySignedQuery } from "./query.js";
+import { type BridgeRoutes, countConnection, verifyBridgeQuery } from "./context.js";
 import { envelopeJson } from "./stream.js";
-
-export const DEFAULT_POLL_TIMEOUT_MS = 25_000;
-export const MAX_POLL_TIMEOUT_MS = 55_000;
 
 /** GET /v1/bridge/poll: pending envelopes at once, else whatever arrives within timeoutMs. */
 export function registerBridgePoll(app: Hono<AppEnv>, routes: BridgeRoutes): void {
   const { services, hub, inbox } = routes;
   app.get("/v1/bridge/poll", async (c) => {
     const query = parseBridgeQuery(c, "poll");
-    const timeoutText = param(c, "timeoutMs", false);
+    const timeoutText = queryParam(c, "timeoutMs", false);
     const timeoutMs =
       timeoutText === undefined
-        ? DEFAULT_POLL_TIMEOUT_MS
-        : Math.min(decimal(timeoutText, "timeoutMs"), MAX_POLL_TIMEOUT_MS);
-    await verifySignedQuery(services, inbox, query);
+        ? LIMITS.pollTimeoutMs.default
+        : Math.min(parseSafeDecimal(timeoutText, "timeoutMs"), LIMITS.pollTimeoutMs.max);
+    await verifyBridgeQuery(routes, query);
     const uncount = countConnection(services, "poll");
     try {
       const batch = await hub.poll(query.address, query.since, timeoutMs, c.req.raw.signal);

@@ -1,9 +1,7 @@
+import { alreadySent, EventStream, nodeResponse, parsePresenceQuery } from "@svc/http";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { alreadySent, nodeResponse } from "../../../http/node-bindings.js";
-import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
-import { EventStream } from "./event-stream.js";
-import { parsePresenceQuery, verifySignedQuery } from "./query.js";
+import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } from "./context.js";
 
 /**
  * GET /v1/bridge/presence: one `presence` event per watched address, then
@@ -14,7 +12,7 @@ export function registerBridgePresence(app: Hono<AppEnv>, routes: BridgeRoutes):
   const { services, hub, inbox, pings } = routes;
   app.get("/v1/bridge/presence", async (c) => {
     const query = parsePresenceQuery(c);
-    await verifySignedQuery(services, inbox, query);
+    await verifyBridgeQuery(routes, query);
     requireOpen(hub);
     const res = nodeResponse(c);
     const uncount = countConnection(services, "presence");
@@ -31,7 +29,7 @@ export function registerBridgePresence(app: Hono<AppEnv>, routes: BridgeRoutes):
           at,
         }),
       unsentBytes: () => stream.unsentBytes(),
-      end: (reason) => stream.end(reason),
+      end: () => stream.end(),
     });
     return alreadySent();
   });

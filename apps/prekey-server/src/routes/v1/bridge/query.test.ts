@@ -1,9 +1,9 @@
 import { bridgeQueryMessage, ed25519Sign, encodeBase64 } from "@svc/canonical";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { bridgeUrl, party, presenceUrl, registeredInbox } from "./test-support/bridge-client.js";
 
 const ALICE = "alice@example.com:1";

@@ -1,12 +1,16 @@
 import type { ServerResponse } from "node:http";
-import type { BridgeEnvelope, EnvelopeSink } from "@svc/bridge-hub";
+import type { EnvelopeSink } from "@svc/bridge-hub";
+import {
+  alreadySent,
+  EventStream,
+  nodeResponse,
+  type PingTicker,
+  parseBridgeQuery,
+} from "@svc/http";
+import type { BridgeEnvelope } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { alreadySent, nodeResponse } from "../../../http/node-bindings.js";
-import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
-import { EventStream } from "./event-stream.js";
-import type { PingTicker } from "./pings.js";
-import { parseBridgeQuery, verifySignedQuery } from "./query.js";
+import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } from "./context.js";
 
 const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
 
@@ -16,7 +20,7 @@ export function registerBridgeStream(app: Hono<AppEnv>, routes: BridgeRoutes): v
   const delivered = services.metrics.envelopesDelivered.labels({ transport: "sse" });
   app.get("/v1/bridge/stream", async (c) => {
     const query = parseBridgeQuery(c, "stream");
-    await verifySignedQuery(services, inbox, query);
+    await verifyBridgeQuery(routes, query);
     requireOpen(hub);
     const res = nodeResponse(c);
     const since = resumeCursor(c.req.header("last-event-id")) ?? query.since;

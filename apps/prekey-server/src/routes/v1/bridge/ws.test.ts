@@ -1,9 +1,9 @@
 import { until } from "@svc/db/testing";
 import { beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { expectContract } from "../../../openapi/contract.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { bridgeUrl, liveBridges, party, registeredInbox } from "./test-support/bridge-client.js";
 
 const ALICE = "alice@example.com:1";

@@ -1,12 +1,10 @@
 import type { BridgeHandle, EndReason } from "@svc/bridge-hub";
+import { alreadySent, END_GRACE_MS, nodeUpgrade, parseBridgeQuery } from "@svc/http";
+import { badRequest } from "@svc/protocol";
 import type { Hono } from "hono";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AppEnv } from "../../../app-env.js";
-import { badRequest } from "../../../errors.js";
-import { alreadySent, nodeUpgrade } from "../../../http/node-bindings.js";
-import { type BridgeRoutes, countConnection, requireOpen } from "./context.js";
-import { END_GRACE_MS } from "./event-stream.js";
-import { parseBridgeQuery, verifySignedQuery } from "./query.js";
+import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } from "./context.js";
 import { envelopeJson } from "./stream.js";
 
 /** Close codes by why the server ends a bridge (the client resumes with its cursor). */
@@ -31,7 +29,7 @@ export function registerBridgeWs(app: Hono<AppEnv>, routes: BridgeRoutes): void 
 
   app.get("/v1/bridge/ws", async (c) => {
     const query = parseBridgeQuery(c, "ws");
-    await verifySignedQuery(services, inbox, query);
+    await verifyBridgeQuery(routes, query);
     requireOpen(hub);
     const upgrade = nodeUpgrade(c);
     if (!upgrade || c.req.header("upgrade")?.toLowerCase() !== "websocket") {

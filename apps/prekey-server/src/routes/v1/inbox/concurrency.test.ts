@@ -1,6 +1,7 @@
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { migrations } from "../../../migrations.js";
 import { createTestApp, startTestServer } from "../../../test-support/app.js";
 import { envelope, InboxClient, party, type Transport } from "./test-support/client.js";
 
@@ -58,7 +59,7 @@ describe("parallel deposits to one address", { timeout: 60_000 }, () => {
       cleanups.push(database.drop);
       const storages: Storage[] = [];
       for (let i = 0; i < 2; i++) {
-        const storage = await openStorage({ databaseUrl: database.url, poolSize: 10 });
+        const storage = await openStorage({ databaseUrl: database.url, poolSize: 10, migrations });
         cleanups.push(() => storage.close());
         storages.push(storage);
       }

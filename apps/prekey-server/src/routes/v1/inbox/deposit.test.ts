@@ -2,8 +2,8 @@ import { encodeBase64, signBody } from "@svc/canonical";
 import { InboxStore } from "@svc/inbox";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { SvcApp } from "../../../app.js";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { depositPath, envelope, InboxClient, msgIdOf, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";

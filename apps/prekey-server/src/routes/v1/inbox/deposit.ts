@@ -1,16 +1,21 @@
-import { createHash } from "node:crypto";
 import { decodeBase64, isFresh, normalizeAddress } from "@svc/canonical";
+import { readJsonBody, signedBodyValid } from "@svc/http";
 import type { DepositResult, InboxStore } from "@svc/inbox";
+import {
+  badRequest,
+  DepositBody,
+  decodeKey,
+  depositBodyLimit,
+  msgIdOf,
+  parseRequest,
+  RATCHET_ENVELOPE_TYPE,
+  SvcError,
+  staleSignature,
+} from "@svc/protocol";
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { ApiError, badRequest } from "../../../errors.js";
-import { readJsonBody } from "../../../http/json-body.js";
-import { decodeKey, parseBody, signatureValid } from "../../../http/signed-body.js";
 import type { Services } from "../../../services.js";
 import { pathAddress, requireAddressMember } from "./recipient.js";
-import { DepositBody, depositBodyLimit } from "./schemas.js";
-
-const ENVELOPE_TYPE = 0x02;
 
 /**
  * POST /v1/inbox/{address}. D6 order of checks: size (413), schema (400), recipient registered
@@ -39,11 +44,11 @@ async function deposit(c: Context, services: Services, store: InboxStore): Promi
   const { maxBlobBytes } = services.config.inbox;
   const body = await readJsonBody(c, depositBodyLimit(maxBlobBytes));
   if (typeof body.ciphertext === "string" && decodedLength(body.ciphertext) > maxBlobBytes) {
-    throw new ApiError(413, "SVC_TOO_LARGE", `ciphertext exceeds ${maxBlobBytes} bytes`);
+    throw new SvcError("SVC_TOO_LARGE", `ciphertext exceeds ${maxBlobBytes} bytes`);
   }
 
   const address = pathAddress(c);
-  const request = parseBody(DepositBody, body);
+  const request = parseRequest(DepositBody, body);
   if (request.from !== undefined) requireAddressMember(request.from, "from");
   const ciphertext = decodeCiphertext(request.ciphertext);
   const senderPublicKey = decodeKey(request.senderPublicKey, 32, "senderPublicKey");
@@ -73,24 +78,24 @@ function firstRefusal(
   request: { signedAt: number; msgId: string },
   ciphertext: Uint8Array,
   senderPublicKey: Uint8Array,
-): ApiError | undefined {
-  if (!signatureValid(services, c, body, senderPublicKey)) {
-    return new ApiError(401, "SVC_BAD_SIGNATURE", "the signature does not verify");
+): SvcError | undefined {
+  if (!signedBodyValid(services.verifier, c, body, senderPublicKey)) {
+    return new SvcError("SVC_BAD_SIGNATURE", "the signature does not verify");
   }
   if (!isFresh(request.signedAt, services.now())) {
-    return new ApiError(409, "SVC_STALE_SIGNATURE", "signedAt is outside the +-5 minute window");
+    return staleSignature("inbox");
   }
-  if (createHash("sha256").update(ciphertext).digest("hex") !== request.msgId) {
-    return new ApiError(409, "SVC_MSGID_MISMATCH", "msgId is not the SHA-256 of the ciphertext");
+  if (msgIdOf(ciphertext) !== request.msgId) {
+    return new SvcError("SVC_MSGID_MISMATCH", "msgId is not the SHA-256 of the ciphertext");
   }
-  if (ciphertext[0] !== ENVELOPE_TYPE) {
+  if (ciphertext[0] !== RATCHET_ENVELOPE_TYPE) {
     return badRequest("ciphertext must be a ratchet envelope (leading byte 0x02)");
   }
   return undefined;
 }
 
 const notRegistered = () =>
-  new ApiError(404, "SVC_NOT_REGISTERED", "the recipient has no inbox registration");
+  new SvcError("SVC_NOT_REGISTERED", "the recipient has no inbox registration");
 
 /** Bytes a base64 text decodes to (judged before decoding, so a huge one is never decoded). */
 function decodedLength(base64: string): number {

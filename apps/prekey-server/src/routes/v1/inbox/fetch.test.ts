@@ -1,8 +1,8 @@
 import { encodeBase64 } from "@svc/canonical";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { SvcApp } from "../../../app.js";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { envelope, InboxClient, msgIdOf, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";

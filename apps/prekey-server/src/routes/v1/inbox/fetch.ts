@@ -1,11 +1,10 @@
+import { readJsonBody } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
+import { FetchBody, LIMITS, parseRequest, SMALL_BODY_LIMIT } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { readJsonBody } from "../../../http/json-body.js";
-import { parseBody } from "../../../http/signed-body.js";
 import type { Services } from "../../../services.js";
 import { authenticateRecipient, pathAddress } from "./recipient.js";
-import { DEFAULT_FETCH_LIMIT, FetchBody, SMALL_BODY_LIMIT } from "./schemas.js";
 
 /**
  * POST /v1/inbox/{address}/fetch: up to `limit` unexpired blobs newer than `cursor`, oldest
@@ -15,12 +14,12 @@ export function registerInboxFetch(app: Hono<AppEnv>, services: Services, store:
   app.post("/v1/inbox/:address/fetch", async (c) => {
     const body = await readJsonBody(c, SMALL_BODY_LIMIT);
     const address = pathAddress(c);
-    const request = parseBody(FetchBody, body);
+    const request = parseRequest(FetchBody, body);
     await authenticateRecipient(services, store, c, request, address);
     const page = await store.fetch(
       address,
       request.cursor ?? null,
-      request.limit ?? DEFAULT_FETCH_LIMIT,
+      request.limit ?? LIMITS.fetchLimit.default,
     );
     services.metrics.inboxFetch.inc(page.items.length);
     return c.json(page);

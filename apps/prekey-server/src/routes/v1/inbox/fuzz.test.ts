@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { envelope, InboxClient, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";

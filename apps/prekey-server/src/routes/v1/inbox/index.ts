@@ -1,14 +1,6 @@
-import {
-  type DepositNotice,
-  InboxError,
-  type InboxErrorCode,
-  InboxStore,
-  startPruner,
-} from "@svc/inbox";
+import { type DepositNotice, InboxStore, startPruner } from "@svc/inbox";
 import type { Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../app-env.js";
-import { ApiError } from "../../../errors.js";
 import type { Services } from "../../../services.js";
 import { registerInboxAck } from "./ack.js";
 import { registerInboxDeposit } from "./deposit.js";
@@ -61,21 +53,6 @@ export function registerInboxRoutes(
   registerInboxDeposit(app, services, store);
   registerInboxAck(app, services, store);
   return store;
-}
-
-const STATUS: Record<InboxErrorCode, ContentfulStatusCode> = {
-  SVC_NOT_REGISTERED: 404,
-  SVC_WRONG_KEY: 401,
-  SVC_QUOTA_EXCEEDED: 429,
-  SVC_BLOB_NOT_FOUND: 404,
-  SVC_BAD_REQUEST: 400,
-};
-
-/** The ErrorResponse of an InboxError (quota refusals carry Retry-After). */
-export function inboxApiError(error: InboxError): ApiError {
-  const headers: Record<string, string> =
-    error.retryAfterSeconds === undefined ? {} : { "Retry-After": String(error.retryAfterSeconds) };
-  return new ApiError(STATUS[error.code], error.code, error.message, {}, headers);
 }
 
 function errorName(error: unknown): string {

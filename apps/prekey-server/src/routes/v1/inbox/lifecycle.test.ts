@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../app.js";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp, testConfig } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { envelope, InboxClient, msgIdOf, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";

@@ -1,8 +1,8 @@
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
+import { requireFresh, signedBodyValid } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
+import { SvcError } from "@svc/protocol";
 import type { Context } from "hono";
-import { ApiError } from "../../../errors.js";
-import { requireFresh, signatureValid } from "../../../http/signed-body.js";
 import type { Services } from "../../../services.js";
 
 /** The `:address` path parameter, NFKC-normalized; 400 SVC_INVALID_ADDRESS when invalid. */
@@ -13,7 +13,7 @@ export function pathAddress(c: Context): string {
 /** A body member that must be an address (D2: 400 SVC_INVALID_ADDRESS, not a schema 400). */
 export function requireAddressMember(value: string, field: string): void {
   if (!isValidAddress(value)) {
-    throw new ApiError(400, "SVC_INVALID_ADDRESS", `${field} does not match the address pattern`);
+    throw new SvcError("SVC_INVALID_ADDRESS", `${field} does not match the address pattern`);
   }
 }
 
@@ -30,15 +30,11 @@ export async function authenticateRecipient(
 ): Promise<Uint8Array> {
   const boundKey = await store.bindingKey(address);
   if (boundKey === undefined) {
-    throw new ApiError(401, "SVC_WRONG_KEY", "the address has no inbox registration");
+    throw new SvcError("SVC_WRONG_KEY", "the address has no inbox registration");
   }
-  if (!signatureValid(services, c, body, boundKey)) {
-    throw new ApiError(
-      401,
-      "SVC_BAD_SIGNATURE",
-      "the signature does not verify with the bound key",
-    );
+  if (!signedBodyValid(services.verifier, c, body, boundKey)) {
+    throw new SvcError("SVC_BAD_SIGNATURE", "the signature does not verify with the bound key");
   }
-  requireFresh(services, body.signedAt, 409);
+  requireFresh(body.signedAt, services.now(), "inbox");
   return boundKey;
 }

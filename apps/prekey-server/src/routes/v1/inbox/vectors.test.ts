@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 
 interface SigningVector {
   label: string;

@@ -1,11 +1,11 @@
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
+import { errorResponder } from "@svc/http";
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
-import { toApiError } from "../../../app.js";
 import type { AppEnv } from "../../../app-env.js";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import type { KeysHooks } from "./context.js";
 import { registerKeysRoutes } from "./index.js";
 import {
@@ -102,10 +102,7 @@ describe("key transparency hooks", () => {
   async function withHooks(hooks: KeysHooks) {
     const svc = await createTestApp({ SVC_RATE_LIMIT: "off" }, { now: () => NOW });
     const app = new Hono<AppEnv>();
-    app.onError((error, c) => {
-      const apiError = toApiError(error);
-      return c.json(apiError.body(), apiError.status, apiError.headers);
-    });
+    app.onError(errorResponder(svc.services.logger));
     registerKeysRoutes(app, svc.services, hooks);
     return app;
   }

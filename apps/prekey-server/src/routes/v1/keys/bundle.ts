@@ -1,7 +1,8 @@
 import { normalizeAddress } from "@svc/canonical";
+import { encodeBundle } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { bundleJson, type KeysRoutes, notRegistered, requesterIp } from "./context.js";
+import { type KeysRoutes, notRegistered, requesterIp } from "./context.js";
 
 /**
  * GET /v1/keys/bundle/{address}: anonymous; consumes the oldest one-time prekey. Checks in order:
@@ -24,6 +25,6 @@ export function registerBundleRoute(app: Hono<AppEnv>, routes: KeysRoutes): void
     const consistent = ktProof?.provesRegistered === (bundle !== undefined);
     const proof = ktProof && consistent ? { ktProof: ktProof.json } : {};
     if (!bundle) throw notRegistered(address, proof);
-    return c.json({ ...bundleJson(bundle), ...proof });
+    return c.json({ ...encodeBundle(bundle), ...proof });
   });
 }

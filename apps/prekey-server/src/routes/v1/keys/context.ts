@@ -1,9 +1,7 @@
-import { encodeBase64 } from "@svc/canonical";
-import type { PreKeyBundle, PrekeyDirectory } from "@svc/prekeys";
+import { clientIp } from "@svc/http";
+import type { PrekeyDirectory } from "@svc/prekeys";
+import { SvcError } from "@svc/protocol";
 import type { Context } from "hono";
-import { ApiError } from "../../../errors.js";
-import { clientIp } from "../../../http/client-ip.js";
-import { createRateLimit, type RateLimit } from "../../../http/rate-limit.js";
 import type { Services } from "../../../services.js";
 
 /** A register that created an identity, or a delete: one key-transparency leaf each (D8). */
@@ -41,18 +39,20 @@ export interface KeysRoutes {
 /** The D5 limits, per server instance. */
 export function createKeysRateLimits(services: Services) {
   const rate = services.config.rateLimit;
-  const limit = (route: string, name: string, perMinute: number): RateLimit =>
-    createRateLimit(services, { route, limit: name, perMinute });
   return {
-    registerPerIp: limit("/v1/keys/register", "register_per_ip", rate.registerPerIp),
-    registerPerAddress: limit("/v1/keys/register", "register_per_address", rate.registerPerAddress),
-    replenishPerAddress: limit(
+    registerPerIp: services.rateLimit("/v1/keys/register", "register_per_ip", rate.registerPerIp),
+    registerPerAddress: services.rateLimit(
+      "/v1/keys/register",
+      "register_per_address",
+      rate.registerPerAddress,
+    ),
+    replenishPerAddress: services.rateLimit(
       "/v1/keys/replenish",
       "replenish_per_address",
       rate.replenishPerAddress,
     ),
-    bundlePerIp: limit("/v1/keys/bundle/:address", "bundle_per_ip", rate.bundlePerIp),
-    bundlePerAddress: limit(
+    bundlePerIp: services.rateLimit("/v1/keys/bundle/:address", "bundle_per_ip", rate.bundlePerIp),
+    bundlePerAddress: services.rateLimit(
       "/v1/keys/bundle/:address",
       "bundle_per_address",
       rate.bundlePerAddress,
@@ -64,30 +64,10 @@ export function requesterIp(routes: KeysRoutes, c: Context): string {
   return clientIp(c, routes.services.config.trustProxy);
 }
 
-export function badSignature(): ApiError {
-  return new ApiError(401, "SVC_BAD_SIGNATURE", "signature does not verify");
+export function badSignature(): SvcError {
+  return new SvcError("SVC_BAD_SIGNATURE", "signature does not verify");
 }
 
-export function notRegistered(address: string, extra: Record<string, unknown> = {}): ApiError {
-  return new ApiError(404, "SVC_NOT_REGISTERED", `${address} is not registered`, extra);
-}
-
-/** The PreKeyBundle wire shape (interface.md), base64 keys, `oneTimePreKey` only when present. */
-export function bundleJson(bundle: PreKeyBundle): Record<string, unknown> {
-  const json: Record<string, unknown> = {
-    identitySigningKey: encodeBase64(bundle.identitySigningKey),
-    identityDHKey: encodeBase64(bundle.identityDHKey),
-    signedPreKey: {
-      keyId: bundle.signedPreKey.keyId,
-      publicKey: encodeBase64(bundle.signedPreKey.publicKey),
-      signature: encodeBase64(bundle.signedPreKey.signature),
-    },
-  };
-  if (bundle.oneTimePreKey) {
-    json.oneTimePreKey = {
-      keyId: bundle.oneTimePreKey.keyId,
-      publicKey: encodeBase64(bundle.oneTimePreKey.publicKey),
-    };
-  }
-  return json;
+export function notRegistered(address: string, extra: Record<string, unknown> = {}): SvcError {
+  return new SvcError("SVC_NOT_REGISTERED", `${address} is not registered`, { extra });
 }

@@ -1,10 +1,9 @@
 import { normalizeAddress } from "@svc/canonical";
+import { readJsonBody, requireFresh, signedBodyValid } from "@svc/http";
+import { KEYS_BODY_LIMIT, KeysDeleteBody, parseRequest } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { readJsonBody } from "../../../http/json-body.js";
-import { parseBody, requireFresh, signatureValid } from "../../../http/signed-body.js";
 import { badSignature, type KeysRoutes, notRegistered } from "./context.js";
-import { DeleteBody, KEYS_BODY_LIMIT } from "./schemas.js";
 
 /**
  * DELETE /v1/keys/{address}: removes identity, signed prekey and queue. Checks in order: size
@@ -16,13 +15,14 @@ export function registerDeleteRoute(app: Hono<AppEnv>, routes: KeysRoutes): void
 
   app.delete("/v1/keys/:address", async (c) => {
     const body = await readJsonBody(c, KEYS_BODY_LIMIT);
-    const fields = parseBody(DeleteBody, body);
+    const fields = parseRequest(KeysDeleteBody, body);
     const address = normalizeAddress(c.req.param("address"));
 
     const stored = await directory.findIdentity(address);
     if (!stored) throw notRegistered(address);
-    if (!signatureValid(services, c, body, stored.identitySigningKey)) throw badSignature();
-    requireFresh(services, fields.signedAt, 401);
+    if (!signedBodyValid(services.verifier, c, body, stored.identitySigningKey))
+      throw badSignature();
+    requireFresh(fields.signedAt, services.now(), "other");
 
     const deleted = await directory.deleteIdentity(address, stored.identitySigningKey);
     await hooks.identityChanged?.({

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { openStorage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
 import { afterEach, describe, expect, it } from "vitest";
+import { migrations } from "../../../migrations.js";
 import { startTestServer } from "../../../test-support/app.js";
 import {
   type Json,
@@ -27,7 +28,7 @@ describe.runIf(hasTestPostgres())("two server instances on one PostgreSQL databa
     cleanups.push(database.drop);
     const servers = [];
     for (let i = 0; i < 2; i++) {
-      const storage = await openStorage({ databaseUrl: database.url, poolSize: 10 });
+      const storage = await openStorage({ databaseUrl: database.url, poolSize: 10, migrations });
       cleanups.push(() => storage.close());
       const server = await startTestServer({ SVC_RATE_LIMIT: "off" }, { storage });
       cleanups.push(() => server.stop()); // before its storage closes
@@ -68,7 +69,7 @@ describe("restart", () => {
   it("serves a registered bundle after the embedded database is reopened", async () => {
     const dataDir = await mkdtemp(join(tmpdir(), "svc-keys-"));
     cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    const first = await openStorage({ dataDir });
+    const first = await openStorage({ dataDir, migrations });
     const server = await startTestServer({ SVC_RATE_LIMIT: "off" }, { storage: first });
     const res = await fetch(
       `${server.url}/v1/keys/register`,
@@ -78,7 +79,7 @@ describe("restart", () => {
     await server.stop();
     await first.close();
 
-    const reopened = await openStorage({ dataDir });
+    const reopened = await openStorage({ dataDir, migrations });
     cleanups.push(() => reopened.close());
     const again = await startTestServer({ SVC_RATE_LIMIT: "off" }, { storage: reopened });
     cleanups.push(() => again.stop());

@@ -1,8 +1,8 @@
 import { ed25519Sign, encodeBase64, x25519PublicKeyFromSeed } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import {
   type Json,
   jsonRequest,

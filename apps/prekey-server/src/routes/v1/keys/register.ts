@@ -1,16 +1,17 @@
 import { normalizeAddress } from "@svc/canonical";
+import { readJsonBody, requireFresh, signedBodyValid } from "@svc/http";
 import { requireSameIdentity, verifySignedPreKey } from "@svc/prekeys";
-import type { Hono } from "hono";
-import type { AppEnv } from "../../../app-env.js";
-import { readJsonBody } from "../../../http/json-body.js";
-import { decodeKey, parseBody, requireFresh, signatureValid } from "../../../http/signed-body.js";
-import { badSignature, type KeysRoutes, requesterIp } from "./context.js";
 import {
+  decodeKey,
   decodeOneTimePreKeys,
   decodeSignedPreKey,
   KEYS_BODY_LIMIT,
-  RegisterBody,
-} from "./schemas.js";
+  KeysRegisterBody,
+  parseRequest,
+} from "@svc/protocol";
+import type { Hono } from "hono";
+import type { AppEnv } from "../../../app-env.js";
+import { badSignature, type KeysRoutes, requesterIp } from "./context.js";
 
 /**
  * POST /v1/keys/register. Checks in order: per-IP limit (429), size (413), JSON and schema (400),
@@ -23,7 +24,7 @@ export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): vo
   app.post("/v1/keys/register", async (c) => {
     limits.registerPerIp.consume(requesterIp(routes, c));
     const body = await readJsonBody(c, KEYS_BODY_LIMIT);
-    const fields = parseBody(RegisterBody, body);
+    const fields = parseRequest(KeysRegisterBody, body);
     const address = normalizeAddress(fields.address);
     const registration = {
       address,
@@ -37,8 +38,9 @@ export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): vo
     // so the body's signing key is the stored one and the signature is checked with it.
     const stored = await directory.findIdentity(address);
     if (stored) requireSameIdentity(stored, registration);
-    if (!signatureValid(services, c, body, registration.identitySigningKey)) throw badSignature();
-    requireFresh(services, fields.signedAt, 401);
+    if (!signedBodyValid(services.verifier, c, body, registration.identitySigningKey))
+      throw badSignature();
+    requireFresh(fields.signedAt, services.now(), "other");
     limits.registerPerAddress.consume(address);
     verifySignedPreKey(
       services.verifier,

@@ -1,7 +1,7 @@
 import { createTestStorage } from "@svc/db/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import {
   type Json,
   jsonRequest,

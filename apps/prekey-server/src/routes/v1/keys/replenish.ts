@@ -1,10 +1,14 @@
 import { normalizeAddress } from "@svc/canonical";
+import { readJsonBody, requireFresh, signedBodyValid } from "@svc/http";
+import {
+  decodeOneTimePreKeys,
+  KEYS_BODY_LIMIT,
+  KeysReplenishBody,
+  parseRequest,
+} from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { readJsonBody } from "../../../http/json-body.js";
-import { parseBody, requireFresh, signatureValid } from "../../../http/signed-body.js";
 import { badSignature, type KeysRoutes, notRegistered } from "./context.js";
-import { decodeOneTimePreKeys, KEYS_BODY_LIMIT, ReplenishBody } from "./schemas.js";
 
 /**
  * POST /v1/keys/replenish. Checks in order: size (413), JSON and schema (400), address and keys
@@ -16,14 +20,15 @@ export function registerReplenishRoute(app: Hono<AppEnv>, routes: KeysRoutes): v
 
   app.post("/v1/keys/replenish", async (c) => {
     const body = await readJsonBody(c, KEYS_BODY_LIMIT);
-    const fields = parseBody(ReplenishBody, body);
+    const fields = parseRequest(KeysReplenishBody, body);
     const address = normalizeAddress(fields.address);
     const entries = decodeOneTimePreKeys(fields.oneTimePreKeys);
 
     const stored = await directory.findIdentity(address);
     if (!stored) throw notRegistered(address);
-    if (!signatureValid(services, c, body, stored.identitySigningKey)) throw badSignature();
-    requireFresh(services, fields.signedAt, 401);
+    if (!signedBodyValid(services.verifier, c, body, stored.identitySigningKey))
+      throw badSignature();
+    requireFresh(fields.signedAt, services.now(), "other");
     limits.replenishPerAddress.consume(address);
 
     const remaining = await directory.appendOneTimePrekeys(

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { createTestStorage } from "@svc/db/testing";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { type Json, jsonRequest, warmTestDatabase } from "./test-client.js";
 
 interface Vector {

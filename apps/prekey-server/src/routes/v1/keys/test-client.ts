@@ -6,6 +6,7 @@ import {
   signedBody,
   x25519PublicKeyFromSeed,
 } from "@svc/canonical";
+import { migrations } from "../../../migrations.js";
 
 /** Test-side client of the keys routes: deterministic identities and signed request bodies. */
 export interface TestIdentity {
@@ -115,7 +116,9 @@ export function jsonRequest(method: string, body: unknown): RequestInit {
  * test's timeout on a busy machine; tests files call this in `beforeAll` (hook timeout) instead.
  */
 export async function warmTestDatabase(
-  createTestStorage: () => Promise<{ close(): Promise<void> }>,
+  createTestStorage: (options: { migrations: typeof migrations }) => Promise<{
+    close(): Promise<void>;
+  }>,
 ): Promise<void> {
-  await (await createTestStorage()).close();
+  await (await createTestStorage({ migrations })).close();
 }

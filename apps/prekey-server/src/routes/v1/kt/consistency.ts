@@ -2,7 +2,7 @@ import { encodeBase64 } from "@svc/canonical";
 import type { KtLog } from "@svc/kt-log";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { treeSizeParam } from "./query.js";
+import { treeSizeParam } from "./tree-size.js";
 
 /**
  * GET /v1/kt/consistency?from&to: RFC 9162 consistency proof; `to` defaults to the latest size;

@@ -6,19 +6,20 @@ import {
   x25519PublicKeyFromSeed,
 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
+import { errorResponder } from "@svc/http";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import { httpLogClient, KtVerifier, KtVerifyError } from "@svc/kt-verify";
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
-import { toApiError } from "../../../app.js";
 import type { AppEnv } from "../../../app-env.js";
-import { expectContract } from "../../../openapi/contract.js";
+import { migrations } from "../../../migrations.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { registerKeysRoutes } from "../keys/index.js";
 import { createKtHooks } from "./hooks.js";
 
 // Migrating the first test database of a file is slow: pay it outside the tests' time limit.
-beforeAll(async () => (await createTestStorage()).close());
+beforeAll(async () => (await createTestStorage({ migrations })).close());
 
 const SEED = new Uint8Array(32).fill(11);
 const ENV = { SVC_KT_SIGNING_KEY: encodeBase64(SEED), SVC_RATE_LIMIT: "off" };
@@ -53,10 +54,7 @@ async function setup() {
   const hooks = createKtHooks(log);
   const keys = new Hono<AppEnv>();
   registerKeysRoutes(keys, svc.services, hooks);
-  keys.onError((error, c) => {
-    const api = toApiError(error);
-    return c.json(api.body(), api.status);
-  });
+  keys.onError(errorResponder(svc.services.logger));
   const client = httpLogClient("http://svc.test", (url) => Promise.resolve(svc.app.request(url)));
   const verifier = new KtVerifier({ logPublicKey: log.publicKey, client });
 

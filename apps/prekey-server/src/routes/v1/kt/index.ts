@@ -1,8 +1,7 @@
-import { createSthSigner, KtLog, KtLogError, type KtLogErrorCode } from "@svc/kt-log";
+import { encodeBase64 } from "@svc/canonical";
+import { createSthSigner, KtLog } from "@svc/kt-log";
 import type { Hono } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../../app-env.js";
-import { ApiError } from "../../../errors.js";
 import { loadKtSigningSeed } from "../../../kt-key.js";
 import type { Services } from "../../../services.js";
 import { registerKtConsistency } from "./consistency.js";
@@ -48,26 +47,13 @@ export async function startKtLog(services: Services): Promise<KtLog> {
   return log;
 }
 
-/** The read-only key-transparency routes (interface.md "Key transparency", D8). */
+/** The read-only key-transparency routes (D8). */
 export function registerKtRoutes(app: Hono<AppEnv>, services: Services, log: KtLog): void {
   registerKtLogId(app, log);
   registerKtSth(app, log);
   registerKtConsistency(app, log);
   registerKtLeaves(app, log);
   services.logger.debug("kt routes registered", {
-    logId: Buffer.from(log.logId).toString("base64"),
+    logId: encodeBase64(log.logId),
   });
-}
-
-const STATUS: Record<KtLogErrorCode, ContentfulStatusCode> = {
-  SVC_STH_NOT_FOUND: 404,
-  SVC_BAD_REQUEST: 400,
-  SVC_INTERNAL: 500,
-};
-
-/** The ErrorResponse of a KtLogError (app.ts toApiError). */
-export function ktApiError(error: KtLogError): ApiError {
-  return error.code === "SVC_INTERNAL"
-    ? new ApiError(500, "SVC_INTERNAL", "internal error")
-    : new ApiError(STATUS[error.code], error.code, error.message);
 }

@@ -5,12 +5,13 @@ import { parseSth, verifySthSignature } from "@svc/kt-verify";
 import { verifyConsistency } from "@svc/merkle";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectContract } from "../../../openapi/contract.js";
+import { migrations } from "../../../migrations.js";
 import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
 import { startKtLog } from "./index.js";
 
 // Migrating the first test database of a file is slow: pay it outside the tests' time limit.
-beforeAll(async () => (await createTestStorage()).close());
+beforeAll(async () => (await createTestStorage({ migrations })).close());
 
 const SEED = new Uint8Array(32).fill(5);
 const KT_ENV = { SVC_KT_SIGNING_KEY: encodeBase64(SEED) };

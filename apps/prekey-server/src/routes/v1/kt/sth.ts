@@ -2,7 +2,7 @@ import type { KtLog } from "@svc/kt-log";
 import { sthToJson } from "@svc/kt-verify";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { treeSizeParam } from "./query.js";
+import { treeSizeParam } from "./tree-size.js";
 
 /** GET /v1/kt/sth (latest) and GET /v1/kt/sth/{treeSize} (404 SVC_STH_NOT_FOUND past the log). */
 export function registerKtSth(app: Hono<AppEnv>, log: KtLog): void {

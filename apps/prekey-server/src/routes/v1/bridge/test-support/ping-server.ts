@@ -1,10 +1,8 @@
-import type { Server } from "node:http";
-import { serve } from "@hono/node-server";
 import { createTestStorage } from "@svc/db/testing";
+import { errorResponder, listen } from "@svc/http";
 import { Hono } from "hono";
-import { toApiError } from "../../../../app.js";
 import type { AppEnv } from "../../../../app-env.js";
-import { routeUpgrades } from "../../../../bridge-ws.js";
+import { migrations } from "../../../../migrations.js";
 import { createServices, type Services } from "../../../../services.js";
 import { testConfig } from "../../../../test-support/app.js";
 import { registerRelayRoutes } from "../../relay.js";
@@ -23,7 +21,7 @@ export interface BridgeTestServer {
 export async function startBridgeTestServer(
   options: BridgeRouteOptions,
 ): Promise<BridgeTestServer> {
-  const storage = await createTestStorage();
+  const storage = await createTestStorage({ migrations });
   const services = createServices(testConfig(), storage);
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
@@ -31,26 +29,13 @@ export async function startBridgeTestServer(
     await next();
   });
   await registerRelayRoutes(app, services, options);
-  app.onError((error, c) => {
-    const apiError = toApiError(error);
-    return c.json(apiError.body(), apiError.status);
-  });
-  const server = await new Promise<Server>((resolve) => {
-    const started = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () =>
-      resolve(started as Server),
-    ) as Server;
-  });
-  routeUpgrades(server, app.fetch);
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  app.onError(errorResponder(services.logger));
+  const server = await listen(app.fetch, "127.0.0.1", 0);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: server.url,
     services,
     async stop() {
-      const closed = new Promise((resolve) => server.close(resolve));
-      await services.close();
-      server.closeAllConnections();
-      await closed;
+      await server.stop(() => services.close());
       await storage.close();
     },
   };

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from "ajv";
 import ajv2020Module from "ajv/dist/2020.js";
-import { openApiDocument } from "./document.js";
+import { openApiDocument } from "../openapi/document.js";
 
 /**
  * Contract checks of responses against `openapi.yaml`, for tests across the app:

@@ -1,12 +1,12 @@
 import type { IncomingMessage } from "node:http";
+import { badRequest, SvcError } from "@svc/protocol";
 import type { Context } from "hono";
-import { ApiError, badRequest } from "../errors.js";
 import { unreadNodeRequest } from "./node-bindings.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 const tooLarge = (limit: number) =>
-  new ApiError(413, "SVC_TOO_LARGE", `request body exceeds ${limit} bytes`);
+  new SvcError("SVC_TOO_LARGE", `request body exceeds ${limit} bytes`);
 
 /**
  * Reads a JSON object body of at most `limit` bytes. The size is judged from Content-Length

@@ -1,4 +1,5 @@
-import type { LogLevel } from "./config.js";
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export type LogFields = Record<string, string | number | boolean | null | undefined>;
 

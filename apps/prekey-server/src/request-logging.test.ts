@@ -1,5 +1,5 @@
+import { createLogger } from "@svc/http";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "./logger.js";
 import { createTestApp } from "./test-support/app.js";
 
 describe("logger", () => {
@@ -47,7 +47,7 @@ describe("logger", () => {
     });
     const res = await app.request("/fails", { headers: { "x-request-id": "req-2" } });
     expect(res.status).toBe(500);
-    expect((await res.json()).code).toBe("SVC_INTERNAL");
+    expect(await res.json()).toMatchObject({ code: "SVC_INTERNAL" });
     expect(lines.map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({
         message: "unhandled error",

@@ -1,50 +1,45 @@
-import { ApiError } from "../errors.js";
-import type { Services } from "../services.js";
+import { SvcError } from "@svc/protocol";
 
-/** One limit of D5 (e.g. register per address): a token bucket per key. */
+/** One limit (e.g. register per address): a token bucket per key. */
 export interface RateLimit {
   /** Takes a token for `key`; throws 429 SVC_RATE_LIMITED with Retry-After when none is left. */
   consume(key: string): void;
 }
 
 export interface RateLimitOptions {
-  /** Route pattern, the `route` label of the rejection metric. */
+  /** Route pattern, reported with each rejection. */
   route: string;
-  /** Name of the limit, the `limit` label (e.g. `register_per_address`). */
+  /** Name of the limit (e.g. `register_per_address`), reported with each rejection. */
   limit: string;
   perMinute: number;
   /** Most keys tracked at once; beyond it the least recently used bucket is dropped. */
   maxKeys?: number;
+  now: () => number;
+  /** Told of each rejection, for metrics and events. */
+  onReject?: (rejection: { route: string; limit: string; at: number }) => void;
 }
 
-/**
- * A per-instance, in-memory limit (off when the configuration disables rate limiting). Rejections
- * are counted in `svc_rate_limit_rejections_total` and emitted as `ratelimit.rejected`.
- */
-export function createRateLimit(services: Services, options: RateLimitOptions): RateLimit {
-  if (!services.config.rateLimit.enabled) return { consume() {} };
+/** A per-instance, in-memory limit. */
+export function createRateLimit(options: RateLimitOptions): RateLimit {
   const buckets = new TokenBuckets(options.perMinute, options.maxKeys);
+  const { route, limit, now, onReject } = options;
   return {
     consume(key) {
-      const now = services.now();
-      const retryAfterSeconds = buckets.take(key, now);
+      const at = now();
+      const retryAfterSeconds = buckets.take(key, at);
       if (retryAfterSeconds === 0) return;
-      services.metrics.rateLimited.inc({ route: options.route, limit: options.limit });
-      services.events.emit("ratelimit.rejected", {
-        route: options.route,
-        limit: options.limit,
-        at: now,
-      });
-      throw new ApiError(
-        429,
+      onReject?.({ route, limit, at });
+      throw new SvcError(
         "SVC_RATE_LIMITED",
-        `rate limit ${options.limit} exceeded; retry in ${retryAfterSeconds} s`,
-        {},
-        { "Retry-After": String(retryAfterSeconds) },
+        `rate limit ${limit} exceeded; retry in ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
       );
     },
   };
 }
+
+/** A limit that admits everything, for a server run with rate limiting off. */
+export const unlimited: RateLimit = { consume() {} };
 
 const MINUTE_MS = 60_000;
 const DEFAULT_MAX_KEYS = 100_000;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
+import { SvcError } from "@svc/protocol";
 import type { Context } from "hono";
-import { ApiError } from "../errors.js";
 
 /** What the node server passes as `c.env`: the raw request and response, or an upgrade. */
 interface NodeBindings {
@@ -19,8 +19,7 @@ export function unreadNodeRequest(c: Context): IncomingMessage | undefined {
 /** The node response of a plain HTTP request, to stream events to without a web stream. */
 export function nodeResponse(c: Context): ServerResponse {
   const outgoing = (c.env as NodeBindings | undefined)?.outgoing;
-  if (!outgoing)
-    throw new ApiError(400, "SVC_BAD_REQUEST", "this route needs a plain HTTP request");
+  if (!outgoing) throw new SvcError("SVC_BAD_REQUEST", "this route needs a plain HTTP request");
   return outgoing;
 }
 

@@ -1,15 +1,16 @@
 /**
- * A text/event-stream response body fed by `write`. The stream ends when the client goes away
+ * A text/event-stream response body fed by `write`, for routes that answer with a web Response
+ * (the observer); bridges write to the node response instead (EventStream). The stream ends when the client goes away
  * (the runtime cancels the body) or when `close` is called, and `onClose` runs exactly once.
  */
-export interface EventStream {
+export interface WebEventStream {
   readonly response: Response;
   event(name: string, data: unknown, id?: string): void;
   comment(text: string): void;
   close(): void;
 }
 
-export function createEventStream(onClose: () => void): EventStream {
+export function createWebEventStream(onClose: () => void): WebEventStream {
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   let closed = false;

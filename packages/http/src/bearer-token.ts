@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 
 /**
- * Compares a presented observer token with the configured one in constant time: both are hashed
+ * Compares a presented bearer token with the configured one in constant time: both are hashed
  * first so that neither their contents nor the expected length leak through timing.
  */
 export function tokenMatches(expected: string, presented: string | undefined): boolean {

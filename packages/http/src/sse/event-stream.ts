@@ -1,5 +1,4 @@
 import type { ServerResponse } from "node:http";
-import type { EndReason } from "@svc/bridge-hub";
 import type { PingTicker } from "./pings.js";
 
 /** After asking a connection to end, how long it may take to flush before it is destroyed. */
@@ -46,7 +45,7 @@ export class EventStream {
     return this.#res.writableLength + (this.#res.socket?.writableLength ?? 0);
   }
 
-  end(_reason: EndReason): void {
+  end(): void {
     if (this.#closed) return;
     this.#pings.delete(this.#ping);
     this.#res.end();

@@ -32,7 +32,7 @@ async function openEventStream() {
   });
   while (!res) await new Promise((resolve) => setTimeout(resolve, 1));
   const stream = new EventStream(res, new PingTicker(), "request-1", () => {});
-  cleanups.push(() => stream.end("shutdown"));
+  cleanups.push(() => stream.end());
   return { res, stream, received: () => received };
 }
 

@@ -1,0 +1,45 @@
+import * as v from "valibot";
+
+/** Every problem of a server's environment at once; the server prints it and exits 2. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+/** An `on`/`off` variable read as a boolean. */
+export const onOff = (fallback: "on" | "off") =>
+  v.pipe(
+    v.optional(v.picklist(["on", "off"], "must be on or off"), fallback),
+    v.transform((value) => value === "on"),
+  );
+
+/** A whole number in [min, max] written in decimal digits. */
+export const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  v.pipe(
+    v.optional(v.pipe(v.string(), v.regex(/^\d+$/, "must be a whole number")), String(fallback)),
+    v.transform(Number),
+    v.number(),
+    v.minValue(min, `must be at least ${min}`),
+    v.maxValue(max, `must be at most ${max}`),
+  );
+
+/**
+ * Reads environment variables against `schema` (an empty value counts as unset); every bad value
+ * is reported at once in one ConfigError.
+ */
+export function loadEnv<TSchema extends v.GenericSchema>(
+  schema: TSchema,
+  env: Record<string, string | undefined>,
+): v.InferOutput<TSchema> {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+  const result = v.safeParse(schema, present);
+  if (!result.success) {
+    throw new ConfigError(
+      result.issues.map((issue) => `${v.getDotPath(issue) ?? "environment"}: ${issue.message}`),
+    );
+  }
+  return result.output;
+}

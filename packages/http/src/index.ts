@@ -1,0 +1,24 @@
+export { bearerToken, tokenMatches } from "./bearer-token.js";
+export { clientIp } from "./client-ip.js";
+export { ConfigError, loadEnv, onOff, wholeNumber } from "./env.js";
+export { errorResponder, routeNotFound } from "./errors.js";
+export { readJsonBody } from "./json-body.js";
+export { createLogger, LOG_LEVELS, type LogFields, type Logger, type LogLevel } from "./logger.js";
+export { createMetricsRegistry, type MetricsRegistry } from "./metrics.js";
+export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
+export { observeRequests, type RequestVariables } from "./observe-requests.js";
+export { createRateLimit, type RateLimit, type RateLimitOptions, unlimited } from "./rate-limit.js";
+export { type ListeningServer, listen, stopOnSignals } from "./serve.js";
+export { rawPath, requireFresh, signedBodyValid } from "./signed-body.js";
+export {
+  type BridgeQuery,
+  type PresenceQuery,
+  parseBridgeQuery,
+  parsePresenceQuery,
+  queryParam,
+  type SignedQuery,
+  verifySignedQuery,
+} from "./signed-query.js";
+export { END_GRACE_MS, EventStream } from "./sse/event-stream.js";
+export { PING_INTERVAL_MS, PingTicker } from "./sse/pings.js";
+export { createWebEventStream, type WebEventStream } from "./sse/web-event-stream.js";
