@@ -1,11 +1,11 @@
 import { createPublicKey, verify as nodeVerify, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
 import { encodeBase64, encodeBase64Url, portableEd25519, signedBodyMessage } from "@svc/canonical";
-import { nodeEd25519 } from "@svc/canonical/node";
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
+import { nodeEd25519, serverEd25519Verifier } from "@svc/http/ed25519";
 import { loadConfig, startServer } from "@svc/prekey-server";
-import postgres from "postgres";
+import type postgres from "postgres";
 import nacl from "tweetnacl";
 import { createHttpClient } from "./http-client.js";
 import { KeysClient, prekeys } from "./keys-client.js";
@@ -188,7 +188,11 @@ function verificationRows(): BenchRow[] {
     oneTimePreKeys: prekeys(0, 1),
     signedAt: Date.now(),
   });
-  const server = nodeEd25519();
+  const openssl = nodeEd25519();
+  let serverPath = "libsodium";
+  const server = serverEd25519Verifier(() => {
+    serverPath = "node:crypto, sodium-native did not load";
+  });
   const keyObject = createPublicKey({
     key: { kty: "OKP", crv: "Ed25519", x: encodeBase64Url(keyPair.publicKey) },
     format: "jwk",
@@ -217,10 +221,15 @@ function verificationRows(): BenchRow[] {
         baseline,
       },
       {
-        name: `nodeEd25519 (server path), ${size}`,
-        opsPerSec: rate(() => check(server.verify(signature, message, publicKey))),
+        name: `nodeEd25519 (node:crypto, strict), ${size}`,
+        opsPerSec: rate(() => check(openssl.verify(signature, message, publicKey))),
         baseline: `node:crypto verify (raw), ${size}`,
         note: "strict S < L and point checks, cached key objects",
+      },
+      {
+        name: `serverEd25519Verifier (server path: ${serverPath}), ${size}`,
+        opsPerSec: rate(() => check(server.verify(signature, message, publicKey))),
+        baseline: `node:crypto verify (raw), ${size}`,
       },
     ];
   });
