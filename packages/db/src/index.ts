@@ -1,10 +1,11 @@
 export { type BatcherOptions, createBatcher } from "./batcher.js";
+export { bytea } from "./bytea.js";
+export type { LegacyTag } from "./legacy.js";
+export type { PackageMigrations } from "./migrations.js";
 export { executeRows, preparedRows } from "./rows.js";
-export * from "./schema/index.js";
 export {
   type Database,
   openStorage,
-  type Schema,
   type Storage,
   type StorageKind,
   type StorageOptions,

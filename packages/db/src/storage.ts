@@ -1,16 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
+import { applyMigrations, type PackageMigrations } from "./migrations.js";
 import { type PgliteThread, startPgliteThread } from "./pglite-channel.js";
 import { pgliteSocket } from "./pglite-socket.js";
-import * as schema from "./schema/index.js";
 
-export type Schema = typeof schema;
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type Database = PgDatabase<PgQueryResultHKT>;
 export type StorageKind = "pglite" | "postgres";
 
 /** A database handle plus what the app needs around it: liveness, notifications, shutdown. */
@@ -44,27 +41,33 @@ export interface StorageOptions {
   dataDir?: string | undefined;
   /** Connection pool size for PostgreSQL. */
   poolSize?: number;
+  /** The tables' packages, in the order their migrations apply (see applyMigrations). */
+  migrations: readonly PackageMigrations[];
 }
 
-const migrationsFolder = fileURLToPath(new URL("../drizzle", import.meta.url));
 const MIGRATION_LOCK_ID = 0x5356_4301;
 const NOTIFY_EACH = "select pg_notify($1, payload) from unnest($2::text[]) as payload";
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.poolSize ?? 10);
+  if (options.databaseUrl) {
+    return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.migrations);
+  }
   let dataDir: string | undefined;
   if (options.dataDir) {
     dataDir = join(options.dataDir, "pglite");
     await mkdir(dataDir, { recursive: true });
   }
-  return pgliteStorage(await startPgliteThread({ dataDir }));
+  return pgliteStorage(await startPgliteThread({ dataDir }), options.migrations);
 }
 
 /**
  * Migrates and wraps an embedded database (pglite-thread.js), reached through postgres.js like a
  * real server over one connection: the embedded database has a single session.
  */
-export async function pgliteStorage(thread: PgliteThread): Promise<Storage> {
+export async function pgliteStorage(
+  thread: PgliteThread,
+  migrations: readonly PackageMigrations[] = [],
+): Promise<Storage> {
   const listeners = new Map<string, Set<(payload: string) => void>>();
   const client = postgres({
     // postgres.js takes any stream here (its README documents `socket`; its types omit it).
@@ -78,7 +81,7 @@ export async function pgliteStorage(thread: PgliteThread): Promise<Storage> {
     onnotice: () => {},
   });
   try {
-    await migrate(drizzle(client), { migrationsFolder });
+    await applyMigrations(client, migrations);
   } catch (error) {
     await client.end();
     await thread.close();
@@ -110,8 +113,12 @@ export async function pgliteStorage(thread: PgliteThread): Promise<Storage> {
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Storage> {
-  await migrateUnderLock(url);
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  migrations: readonly PackageMigrations[],
+): Promise<Storage> {
+  await migrateUnderLock(url, migrations);
   const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
   return {
     ...driverStorage("postgres", client, 2),
@@ -133,7 +140,7 @@ function driverStorage(
 ): Omit<Storage, "listen" | "close"> {
   return {
     kind,
-    db: drizzle(client, { schema }) as unknown as Database,
+    db: drizzle(client) as unknown as Database,
     batchConcurrency,
     async ping() {
       await client`select 1`;
@@ -145,11 +152,14 @@ function driverStorage(
 }
 
 /** Several instances may start at once: one runs the migrations, the others wait for it. */
-async function migrateUnderLock(url: string): Promise<void> {
+async function migrateUnderLock(
+  url: string,
+  migrations: readonly PackageMigrations[],
+): Promise<void> {
   const client = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 10 });
   try {
     await client`select pg_advisory_lock(${MIGRATION_LOCK_ID})`;
-    await migrate(drizzle(client), { migrationsFolder });
+    await applyMigrations(client, migrations);
     await client`select pg_advisory_unlock(${MIGRATION_LOCK_ID})`;
   } finally {
     await client.end({ timeout: 5 });

@@ -1,0 +1,1 @@
+CREATE TABLE "probe_before" ("id" integer);

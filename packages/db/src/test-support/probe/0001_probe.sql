@@ -1,0 +1,1 @@
+CREATE TABLE "probe_after" ("id" integer);
