@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { bridgeInstances, bridgePresence, createBatcher, type Storage } from "@svc/db";
+import { createBatcher, type Storage } from "@svc/db";
 import { and, eq, inArray, lt, notExists, sql } from "drizzle-orm";
 import type { AdapterSink, BridgeAdapter, PresenceSync } from "./adapter.js";
 import { parsePresenceChange } from "./presence-change.js";
+import { bridgeInstances, bridgePresence } from "./schema.js";
 import type { PresenceChange } from "./types.js";
 
 export const DEPOSIT_CHANNEL = "svc_bridge_deposit";

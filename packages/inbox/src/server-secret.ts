@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { type Database, serverSecrets } from "@svc/db";
+import type { Database } from "@svc/db";
 import { eq } from "drizzle-orm";
+import { serverSecrets } from "./schema.js";
 
 /**
  * The named 32-byte secret shared by every instance on this database, created by whichever

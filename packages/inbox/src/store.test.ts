@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { encodeBase64, encodeBase64Url } from "@svc/canonical";
-import { inboxBlobs, inboxRegistrations, type Storage } from "@svc/db";
+import type { Storage } from "@svc/db";
 import { createTestStorage, until } from "@svc/db/testing";
 import { count, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DepositInput } from "./deposit.js";
 import { InboxError } from "./errors.js";
 import { startPruner } from "./pruner.js";
+import { inboxBlobs, inboxMigrations, inboxRegistrations } from "./schema.js";
 import { type CommittedDeposit, InboxStore, type InboxStoreOptions } from "./store.js";
 
 const T0 = 1_763_780_000_000;
@@ -23,7 +24,7 @@ afterEach(async () => {
 async function setup(
   options: Partial<Pick<InboxStoreOptions, "quota" | "depositConcurrency" | "depositNotice">> = {},
 ) {
-  const storage = await createTestStorage();
+  const storage = await createTestStorage({ migrations: [inboxMigrations] });
   storages.push(storage);
   const clock = { now: T0 };
   const store = new InboxStore({

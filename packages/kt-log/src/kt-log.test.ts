@@ -1,5 +1,5 @@
 import { portableEd25519 } from "@svc/canonical";
-import { ktLeaves, ktLog, openStorage, type Storage } from "@svc/db";
+import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, createTestStorage, hasTestPostgres } from "@svc/db/testing";
 import {
   decodeLeaf,
@@ -21,11 +21,14 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KtLogError } from "./errors.js";
 import { KtLog } from "./kt-log.js";
+import { ktLeaves, ktLog, ktLogMigrations } from "./schema.js";
 import { createSthSigner } from "./signer.js";
 import { identityChange, key32 } from "./test-support/keys.js";
 
+const migrations = [ktLogMigrations];
+
 // Migrating the first test database of a file is slow: pay it outside the tests' time limit.
-beforeAll(async () => (await createTestStorage()).close());
+beforeAll(async () => (await createTestStorage({ migrations })).close());
 
 const signer = createSthSigner(key32(42));
 const cleanups: Array<() => Promise<void>> = [];
@@ -34,7 +37,7 @@ afterEach(async () => {
 });
 
 async function storage(): Promise<Storage> {
-  const created = await createTestStorage();
+  const created = await createTestStorage({ migrations });
   cleanups.push(() => created.close());
   return created;
 }
@@ -343,8 +346,8 @@ describe("KtLog", () => {
 describe.runIf(hasTestPostgres())("KtLog on PostgreSQL with two instances", () => {
   it("sequences appends from two storages into one log", async () => {
     const database = await createTestDatabase();
-    const a = await openStorage({ databaseUrl: database.url, poolSize: 4 });
-    const b = await openStorage({ databaseUrl: database.url, poolSize: 4 });
+    const a = await openStorage({ databaseUrl: database.url, poolSize: 4, migrations });
+    const b = await openStorage({ databaseUrl: database.url, poolSize: 4, migrations });
     cleanups.push(async () => {
       await a.close();
       await b.close();

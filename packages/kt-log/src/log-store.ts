@@ -1,5 +1,5 @@
 import { bytesToHex } from "@svc/canonical";
-import { type Database, executeRows, ktLeaves, ktLog, ktSths, preparedRows } from "@svc/db";
+import { type Database, executeRows, preparedRows } from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
@@ -10,6 +10,7 @@ import {
   subtreeKey,
 } from "@svc/merkle";
 import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { ktLeaves, ktLog, ktSths } from "./schema.js";
 
 /**
  * The log's SQL, one function per statement. Lists of rows travel as a few array parameters

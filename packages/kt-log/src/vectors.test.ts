@@ -13,6 +13,7 @@ import { leafHash, mapKey } from "@svc/merkle";
 import { describe, expect, it } from "vitest";
 import spec from "../../kt-verify/src/fixtures/spec-sth.json" with { type: "json" };
 import { KtLog } from "./kt-log.js";
+import { ktLogMigrations } from "./schema.js";
 import { createSthSigner } from "./signer.js";
 
 /**
@@ -30,7 +31,7 @@ const identityOf = (address: string) => ({
 });
 
 async function generate(): Promise<Record<string, unknown>> {
-  const storage = await createTestStorage({ kind: "pglite" });
+  const storage = await createTestStorage({ kind: "pglite", migrations: [ktLogMigrations] });
   try {
     let tick = 0;
     const signer = createSthSigner(decodeBase64(spec.ktOperator.seed, 32));

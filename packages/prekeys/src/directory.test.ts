@@ -3,12 +3,13 @@ import { createTestStorage } from "@svc/db/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createPrekeyDirectory, type PrekeyDirectory } from "./directory.js";
 import { PrekeyError } from "./errors.js";
+import { prekeysMigrations } from "./schema.js";
 import { oneTimePreKeys, registration, seed } from "./test-support/identities.js";
 
 let storage: Storage;
 let directory: PrekeyDirectory;
 beforeEach(async () => {
-  storage = await createTestStorage();
+  storage = await createTestStorage({ migrations: [prekeysMigrations] });
   directory = createPrekeyDirectory(storage.db);
 });
 afterEach(async () => {

@@ -1,10 +1,11 @@
-import { createBatcher, type Database, identities, oneTimePrekeys } from "@svc/db";
+import { createBatcher, type Database } from "@svc/db";
 import { and, count, eq, sql } from "drizzle-orm";
 import { popBundles } from "./bundle-pop.js";
 import { bytes } from "./bytes.js";
 import { PrekeyError } from "./errors.js";
 import { bytesEqual, requireSameIdentity } from "./identity-rules.js";
 import { planAppend } from "./queue-rules.js";
+import { identities, oneTimePrekeys } from "./schema.js";
 import type {
   Identity,
   OneTimePreKey,
