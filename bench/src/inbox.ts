@@ -1,8 +1,11 @@
 import { createHash, type KeyObject, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { ed25519KeyPairFromSeed, encodeBase64 } from "@svc/canonical";
-import { inboxBlobs, inboxRegistrations, openStorage, preparedRows, type Storage } from "@svc/db";
+import { openStorage, preparedRows, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
+import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
+import { migrations } from "@svc/prekey-server";
+import { asc, eq } from "drizzle-orm";
 import { createHttpClient, type HttpClient } from "./http-client.js";
 import { type LoadResult, median, percentile } from "./measure.js";
 import { benchDatabaseUrl } from "./postgres-url.js";
@@ -34,7 +37,7 @@ const PREPARED_INSERT = `insert into inbox_blobs
  * own connection pool to the same database (PGlite: an in-memory database of their own).
  */
 export async function inboxSuite(): Promise<void> {
-  await benchBackend("PGlite (in memory)", await openStorage({}), {});
+  await benchBackend("PGlite (in memory)", await openStorage({ migrations }), {});
   const url = benchDatabaseUrl();
   if (url === undefined) {
     console.log("\n(inbox on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
@@ -42,7 +45,11 @@ export async function inboxSuite(): Promise<void> {
   }
   const scratch = await createTestDatabase(url);
   try {
-    const storage = await openStorage({ databaseUrl: scratch.url, poolSize: POOL_SIZE });
+    const storage = await openStorage({
+      databaseUrl: scratch.url,
+      poolSize: POOL_SIZE,
+      migrations,
+    });
     await benchBackend("PostgreSQL", storage, { DATABASE_URL: scratch.url });
   } finally {
     await scratch.drop();
@@ -183,11 +190,12 @@ async function benchBackend(
       for (let round = 0; round < WARMUP_ROUNDS + ROUNDS; round++) {
         selects.push(
           await runFor(2000 / ROUNDS, async () => {
-            const found = await storage.db.query.inboxBlobs.findMany({
-              where: (blobs, { eq }) => eq(blobs.address, BASELINE_ADDRESS),
-              orderBy: (blobs, { asc }) => [asc(blobs.receivedAt)],
-              limit: FETCH_LIMIT,
-            });
+            const found = await storage.db
+              .select()
+              .from(inboxBlobs)
+              .where(eq(inboxBlobs.address, BASELINE_ADDRESS))
+              .orderBy(asc(inboxBlobs.receivedAt))
+              .limit(FETCH_LIMIT);
             return found.length;
           }),
         );

@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { ktLeaves, openStorage, type Storage } from "@svc/db";
+import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
-import { createSthSigner, KtLog } from "@svc/kt-log";
+import { createSthSigner, KtLog, ktLeaves } from "@svc/kt-log";
 import {
   type KtClaim,
   type KtProof,
@@ -23,7 +23,7 @@ import {
   proofPlanNodes,
   subtreeKey,
 } from "@svc/merkle";
-import { loadConfig, startServer } from "@svc/prekey-server";
+import { loadConfig, migrations, startServer } from "@svc/prekey-server";
 import postgres from "postgres";
 import { createHttpClient } from "./http-client.js";
 import { KeysClient } from "./keys-client.js";
@@ -44,8 +44,8 @@ const REGISTERS_PER_SECOND = 50;
  * latency; proofs at 10^6 leaves; @svc/kt-verify verifications/s in Node.
  */
 export async function ktSuite(): Promise<void> {
-  await appendAndProofs("PGlite (in memory)", await openStorage({}));
-  await bundleProofLatency("PGlite (in memory)", await openStorage({}));
+  await appendAndProofs("PGlite (in memory)", await openStorage({ migrations }));
+  await bundleProofLatency("PGlite (in memory)", await openStorage({ migrations }));
   const url = benchDatabaseUrl();
   if (url === undefined) {
     console.log("\n(kt on PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)");
@@ -53,12 +53,12 @@ export async function ktSuite(): Promise<void> {
     const scratch = await createTestDatabase(url);
     const served = await createTestDatabase(url);
     try {
-      const storage = await openStorage({ databaseUrl: scratch.url, poolSize: 10 });
+      const storage = await openStorage({ databaseUrl: scratch.url, poolSize: 10, migrations });
       await appendAndProofs("PostgreSQL", storage);
       await millionLeafConsistency(scratch.url);
       await bundleProofLatency(
         "PostgreSQL",
-        await openStorage({ databaseUrl: served.url, poolSize: 10 }),
+        await openStorage({ databaseUrl: served.url, poolSize: 10, migrations }),
       );
     } finally {
       await scratch.drop();
@@ -220,7 +220,7 @@ async function bundleProofLatency(backend: string, storage: Storage): Promise<vo
  * hashes themselves are meaningless.
  */
 async function millionLeafConsistency(url: string): Promise<void> {
-  const storage = await openStorage({ databaseUrl: url, poolSize: 4 });
+  const storage = await openStorage({ databaseUrl: url, poolSize: 4, migrations });
   const seeder = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const started = performance.now();
@@ -295,7 +295,7 @@ function millionLeafInclusionInMemory(): void {
 }
 
 async function verifierRates(): Promise<void> {
-  const storage = await openStorage({});
+  const storage = await openStorage({ migrations });
   try {
     const signer = createSthSigner(randomBytes(32));
     const log = await KtLog.open({ storage, signer });

@@ -4,7 +4,7 @@ import { encodeBase64, encodeBase64Url, portableEd25519, signedBodyMessage } fro
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { nodeEd25519, serverEd25519Verifier } from "@svc/http/ed25519";
-import { loadConfig, startServer } from "@svc/prekey-server";
+import { loadConfig, migrations, startServer } from "@svc/prekey-server";
 import type postgres from "postgres";
 import nacl from "tweetnacl";
 import { createHttpClient } from "./http-client.js";
@@ -28,7 +28,7 @@ const KEYS_PER_ADDRESS = 1000;
  */
 export async function prekeysSuite(): Promise<void> {
   // The embedded database belongs to one process, so there the server shares the bench's event loop.
-  const pglite = await openStorage({});
+  const pglite = await openStorage({ migrations });
   const server = await startServer(loadConfig({ ...SERVER_ENV, SVC_PORT: "0" }), {
     storage: pglite,
   });
@@ -42,7 +42,11 @@ export async function prekeysSuite(): Promise<void> {
     try {
       const child = await startServerProcess({ ...SERVER_ENV, DATABASE_URL: database.url });
       try {
-        const storage = await openStorage({ databaseUrl: database.url, poolSize: POOL_SIZE });
+        const storage = await openStorage({
+          databaseUrl: database.url,
+          poolSize: POOL_SIZE,
+          migrations,
+        });
         printTable(
           "prekeys: bundle fetch and register, PostgreSQL (server in its own process)",
           await storageRows(child.url, storage, 200),

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import { encodeBase64 } from "@svc/canonical";
 import { createTestStorage, until } from "@svc/db/testing";
 import { createSthSigner, KtLog } from "@svc/kt-log";
-import { loadConfig, startServer } from "@svc/prekey-server";
+import { loadConfig, migrations, startServer } from "@svc/prekey-server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { USAGE } from "./args.js";
 import { EXIT, runKtCli } from "./run.js";
 
 // Migrating the first test database of a file is slow: pay it outside the tests' time limit.
-beforeAll(async () => (await createTestStorage()).close());
+beforeAll(async () => (await createTestStorage({ migrations })).close());
 
 const SEED = new Uint8Array(32).fill(21);
 const closers: Array<() => Promise<void>> = [];
@@ -21,7 +21,7 @@ afterEach(async () => {
 
 /** A live prekey server plus a log instance on its database to append with. */
 async function liveLog() {
-  const storage = await createTestStorage();
+  const storage = await createTestStorage({ migrations });
   closers.push(() => storage.close());
   const config = loadConfig({
     SVC_PORT: "0",
