@@ -4,7 +4,6 @@ import type { AdapterSink, BridgeAdapter } from "./adapter.js";
 import { PresenceWatch } from "./presence-watch.js";
 import { BATCH_LIMIT, PushBridge } from "./push-bridge.js";
 import type {
-  EndReason,
   EnvelopeSink,
   EnvelopeSource,
   PresenceChange,
@@ -203,8 +202,8 @@ export class BridgeHub {
     );
     this.#allWatches.add(watch);
     for (const address of watch.addresses) {
-      let watches = this.#watches.get(address);
-      if (!watches) this.#watches.set(address, (watches = new Set()));
+      const watches = this.#watches.get(address) ?? new Set();
+      this.#watches.set(address, watches);
       watches.add(watch);
     }
     this.#adapter.online(watch.addresses).then(
@@ -251,8 +250,8 @@ export class BridgeHub {
   }
 
   #addWakeable(address: string, wakeable: Wakeable): void {
-    let wakeables = this.#wakeables.get(address);
-    if (!wakeables) this.#wakeables.set(address, (wakeables = new Set()));
+    const wakeables = this.#wakeables.get(address) ?? new Set();
+    this.#wakeables.set(address, wakeables);
     wakeables.add(wakeable);
   }
 

@@ -36,7 +36,10 @@ export class PresenceWatch {
       return;
     }
     if (this.#told.get(change.address) === change.online) return;
-    if (this.sink.unsentBytes() > MAX_UNSENT_BYTES) return this.end("behind");
+    if (this.sink.unsentBytes() > MAX_UNSENT_BYTES) {
+      this.end("behind");
+      return;
+    }
     this.#told.set(change.address, change.online);
     this.sink.change(change);
   }

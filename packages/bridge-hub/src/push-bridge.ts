@@ -57,7 +57,10 @@ export class PushBridge {
     if (this.#closed || deposit.receivedAt <= this.#lastDelivered) return;
     const envelope =
       deposit.previousReceivedAt === this.#lastDelivered ? deposit.envelope() : undefined;
-    if (!envelope) return this.wake();
+    if (!envelope) {
+      this.wake();
+      return;
+    }
     try {
       this.#send(envelope);
     } catch (error) {
@@ -106,7 +109,10 @@ export class PushBridge {
 
   /** Sends the next envelope, or cuts the consumer off when it has fallen behind (D7). */
   #send(envelope: BridgeEnvelope): void {
-    if (this.sink.unsentBytes() > MAX_UNSENT_BYTES) return this.end("behind");
+    if (this.sink.unsentBytes() > MAX_UNSENT_BYTES) {
+      this.end("behind");
+      return;
+    }
     this.sink.send(envelope);
     this.#lastDelivered = envelope.receivedAt;
   }

@@ -1,5 +1,5 @@
 import { createBatcher, type Database, preparedRows } from "@svc/db";
-import type { BridgeEnvelope, FetchPage, InboxBlobItem } from "@svc/protocol";
+import type { BridgeEnvelope, FetchPage } from "@svc/protocol";
 import { and, eq, sql } from "drizzle-orm";
 import { equalBytes, toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";

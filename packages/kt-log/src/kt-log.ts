@@ -9,8 +9,6 @@ import {
   inclusionProofPlan,
   type MapRows,
   mapKey,
-  mapNodeKey,
-  mapNodePrefix,
   mapProofFromRows,
   mapRowCoords,
   proofPlanNodes,

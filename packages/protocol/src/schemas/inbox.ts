@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { MSG_ID_PATTERN } from "../envelope.js";
 import { LIMITS } from "../limits.js";
-import { count, epochMs, OkResponse, signedPayloadEntries, text } from "./fields.js";
+import { epochMs, OkResponse, signedPayloadEntries, text } from "./fields.js";
 
 /** POST /v1/inbox/register. */
 export const InboxRegisterBody = v.strictObject(

@@ -7,7 +7,7 @@ import { envelopeJson } from "./stream.js";
 
 /** GET /v1/bridge/poll: pending envelopes at once, else whatever arrives within timeoutMs. */
 export function registerBridgePoll(app: Hono<AppEnv>, routes: BridgeRoutes): void {
-  const { services, hub, inbox } = routes;
+  const { services, hub } = routes;
   app.get("/v1/bridge/poll", async (c) => {
     const query = parseBridgeQuery(c, "poll");
     const timeoutText = queryParam(c, "timeoutMs", false);

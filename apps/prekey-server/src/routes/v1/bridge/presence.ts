@@ -9,7 +9,7 @@ import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } fr
  * watcher must be inbox-registered; its feed does not count as a bridge.
  */
 export function registerBridgePresence(app: Hono<AppEnv>, routes: BridgeRoutes): void {
-  const { services, hub, inbox, pings } = routes;
+  const { services, hub, pings } = routes;
   app.get("/v1/bridge/presence", async (c) => {
     const query = parsePresenceQuery(c);
     await verifyBridgeQuery(routes, query);

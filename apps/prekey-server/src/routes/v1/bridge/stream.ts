@@ -16,7 +16,7 @@ const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
 
 /** GET /v1/bridge/stream: envelopes as SSE `envelope` events, `id:` = receivedAt. */
 export function registerBridgeStream(app: Hono<AppEnv>, routes: BridgeRoutes): void {
-  const { services, hub, inbox, pings } = routes;
+  const { services, hub, pings } = routes;
   const delivered = services.metrics.envelopesDelivered.labels({ transport: "sse" });
   app.get("/v1/bridge/stream", async (c) => {
     const query = parseBridgeQuery(c, "stream");

@@ -19,7 +19,7 @@ const CLOSE_CODES: Record<EndReason, number> = {
  * text frame per envelope. Clients send nothing (frames over 4 KiB close the connection).
  */
 export function registerBridgeWs(app: Hono<AppEnv>, routes: BridgeRoutes): void {
-  const { services, hub, inbox, pings } = routes;
+  const { services, hub, pings } = routes;
   const wss = new WebSocketServer({
     noServer: true,
     clientTracking: false,
