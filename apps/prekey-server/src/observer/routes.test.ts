@@ -1,7 +1,7 @@
 import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
 import { identities, oneTimePrekeys } from "@svc/prekeys";
+import { jsonRequest, registerBody, testIdentity } from "@svc/test-client";
 import { describe, expect, it } from "vitest";
-import { jsonRequest, registerBody, testIdentity } from "../routes/v1/keys/test-client.js";
 import { createTestApp } from "../test-support/app.js";
 import { expectContract } from "../test-support/contract.js";
 import type { ObserverSnapshot } from "./snapshot.js";

@@ -4,18 +4,13 @@ import { ed25519KeyPairFromSeed } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres, until } from "@svc/db/testing";
 import { InboxStore } from "@svc/inbox";
+import { bridgeUrl, party, presenceUrl, SseReader } from "@svc/test-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { migrations } from "../../../migrations.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
-import {
-  bridgeUrl,
-  party,
-  presenceUrl,
-  registeredInbox,
-  SseReader,
-} from "./test-support/bridge-client.js";
+import { registeredInbox } from "./test-support/running-server.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");

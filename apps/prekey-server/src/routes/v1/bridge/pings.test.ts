@@ -1,15 +1,10 @@
 import { until } from "@svc/db/testing";
 import { PingTicker } from "@svc/http";
+import { bridgeUrl, party, presenceUrl, SseReader } from "@svc/test-client";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import {
-  bridgeUrl,
-  inboxClient,
-  party,
-  presenceUrl,
-  SseReader,
-} from "./test-support/bridge-client.js";
 import { type BridgeTestServer, startBridgeTestServer } from "./test-support/ping-server.js";
+import { inboxClient } from "./test-support/running-server.js";
 
 const ALICE = "alice:1";
 const alice = party("alice");

@@ -1,20 +1,13 @@
 import { request } from "node:http";
 import { until } from "@svc/db/testing";
+import { bridgeUrl, type Party, party, presenceUrl, SseReader } from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { ServerEventMap } from "../../../events.js";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import {
-  bridgeUrl,
-  liveBridges,
-  type Party,
-  party,
-  presenceUrl,
-  registeredInbox,
-  SseReader,
-} from "./test-support/bridge-client.js";
+import { liveBridges, registeredInbox } from "./test-support/running-server.js";
 
 const WATCHER = "watcher:1";
 const watcher = party("watcher");

@@ -1,10 +1,11 @@
 import { bridgeQueryMessage, ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { bridgeUrl, party, presenceUrl } from "@svc/test-client";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { bridgeUrl, party, presenceUrl, registeredInbox } from "./test-support/bridge-client.js";
+import { registeredInbox } from "./test-support/running-server.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");

@@ -1,10 +1,11 @@
 import { until } from "@svc/db/testing";
+import { bridgeUrl, party } from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import type { RunningServer } from "../../../server.js";
 import { startTestServer } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { bridgeUrl, liveBridges, party, registeredInbox } from "./test-support/bridge-client.js";
+import { liveBridges, registeredInbox } from "./test-support/running-server.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");

@@ -1,9 +1,16 @@
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
+import {
+  envelope,
+  InboxClient,
+  inProcess,
+  overHttp,
+  party,
+  type Transport,
+} from "@svc/test-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { migrations } from "../../../migrations.js";
 import { createTestApp, startTestServer } from "../../../test-support/app.js";
-import { envelope, InboxClient, party, type Transport } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");
@@ -47,7 +54,7 @@ function expectExactlyTwenty(statuses: number[], receivedAt: number[]) {
 describe("parallel deposits to one address", { timeout: 60_000 }, () => {
   it("admit exactly the quota on one instance", async () => {
     const svc = await createTestApp(QUOTA);
-    const transport: Transport = (path, init) => svc.app.request(path, init);
+    const transport = inProcess(svc.app);
     const statuses = await depositFifty([transport]);
     expectExactlyTwenty(statuses, await queued(transport));
   });
@@ -67,11 +74,7 @@ describe("parallel deposits to one address", { timeout: 60_000 }, () => {
         storages.map((storage) => startTestServer(QUOTA, { storage })),
       );
       for (const server of servers) cleanups.push(() => server.stop()); // before the storages close
-      const transports = servers.map(
-        (server): Transport =>
-          (path, init) =>
-            fetch(`${server.url}${path}`, init),
-      );
+      const transports = servers.map((server) => overHttp(server.url));
       const statuses = await depositFifty(transports);
       expectExactlyTwenty(statuses, await queued(transports[1] as Transport));
     },

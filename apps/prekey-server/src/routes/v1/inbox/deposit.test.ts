@@ -1,10 +1,18 @@
 import { encodeBase64, signBody } from "@svc/canonical";
 import { InboxStore } from "@svc/inbox";
+import {
+  depositPath,
+  envelope,
+  InboxClient,
+  inProcess,
+  msgIdOf,
+  party,
+  T0,
+} from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { SvcApp } from "../../../app.js";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { depositPath, envelope, InboxClient, msgIdOf, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";
 const PATH = depositPath(ALICE);
@@ -22,10 +30,7 @@ beforeEach(async () => {
     { SVC_INBOX_MAX_BLOB_BYTES: "1024", SVC_INBOX_QUOTA: "3" },
     { now: () => clock.now },
   );
-  client = new InboxClient(
-    (path, init) => svc.app.request(path, init),
-    () => clock.now,
-  );
+  client = new InboxClient(inProcess(svc.app), () => clock.now);
   await client.register(ALICE, alice);
 });
 

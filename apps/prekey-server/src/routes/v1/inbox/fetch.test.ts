@@ -1,9 +1,9 @@
 import { encodeBase64 } from "@svc/canonical";
+import { envelope, InboxClient, inProcess, msgIdOf, party, T0 } from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { SvcApp } from "../../../app.js";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { envelope, InboxClient, msgIdOf, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";
 const FETCH = `/v1/inbox/${ALICE}/fetch`;
@@ -22,10 +22,7 @@ const clock = { now: T0 };
 beforeEach(async () => {
   clock.now = T0;
   svc = await createTestApp({}, { now: () => clock.now });
-  client = new InboxClient(
-    (path, init) => svc.app.request(path, init),
-    () => clock.now,
-  );
+  client = new InboxClient(inProcess(svc.app), () => clock.now);
   await client.register(ALICE, alice);
 });
 

@@ -1,8 +1,8 @@
+import { envelope, InboxClient, inProcess, party, T0 } from "@svc/test-client";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { envelope, InboxClient, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");
@@ -11,7 +11,7 @@ const sender = party("sender");
 let client: InboxClient;
 beforeEach(async () => {
   const svc = await createTestApp({ SVC_INBOX_MAX_BLOB_BYTES: "512" }, { now: () => T0 });
-  client = new InboxClient((path, init) => svc.app.request(path, init));
+  client = new InboxClient(inProcess(svc.app));
   await client.register(ALICE, alice);
 });
 

@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { envelope, InboxClient, inProcess, msgIdOf, party, T0 } from "@svc/test-client";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApp } from "../../../app.js";
 import { createTestApp, testConfig } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { envelope, InboxClient, msgIdOf, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");
@@ -50,7 +50,7 @@ describe("inbox lifecycle", { timeout: 60_000 }, () => {
     dirs.push(dir);
     const config = testConfig({ SVC_DATA_DIR: dir });
     const first = await createApp({ ...config, databaseUrl: undefined }, { now: () => T0 });
-    const client1 = new InboxClient((path, init) => first.app.request(path, init));
+    const client1 = new InboxClient(inProcess(first.app));
     await client1.register(ALICE, alice);
     await client1.deposit(ALICE, sender, envelope(1));
     await client1.deposit(ALICE, sender, envelope(2));
@@ -61,7 +61,7 @@ describe("inbox lifecycle", { timeout: 60_000 }, () => {
 
     const second = await createApp({ ...config, databaseUrl: undefined }, { now: () => T0 });
     try {
-      const client2 = new InboxClient((path, init) => second.app.request(path, init));
+      const client2 = new InboxClient(inProcess(second.app));
       const res = await client2.fetch(ALICE, alice, { cursor: before.nextCursor });
       const page = (await expectContract(res, "POST", `/v1/inbox/${ALICE}/fetch`)) as {
         items: Array<{ msgId: string }>;
@@ -82,7 +82,7 @@ describe("inbox lifecycle", { timeout: 60_000 }, () => {
 
   it("answers every inbox route with 404 SVC_FEATURE_DISABLED when SVC_INBOX=off", async () => {
     const svc = await createTestApp({ SVC_INBOX: "off" }, { now: () => T0 });
-    const client = new InboxClient((path, init) => svc.app.request(path, init));
+    const client = new InboxClient(inProcess(svc.app));
     const msgId = msgIdOf(envelope(1));
     const calls: Array<[Promise<Response>, string, string]> = [
       [client.register(ALICE, alice), "POST", "/v1/inbox/register"],

@@ -1,7 +1,7 @@
+import { envelope, InboxClient, inProcess, party, T0 } from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { envelope, InboxClient, party, T0 } from "./test-support/client.js";
 
 const ALICE = "alice@example.com:1";
 const alice = party("alice");
@@ -11,7 +11,7 @@ const sender = party("sender");
 let client: InboxClient;
 beforeEach(async () => {
   const svc = await createTestApp({}, { now: () => T0 });
-  client = new InboxClient((path, init) => svc.app.request(path, init));
+  client = new InboxClient(inProcess(svc.app));
 });
 
 const PATH = "/v1/inbox/register";

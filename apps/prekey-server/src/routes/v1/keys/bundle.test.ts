@@ -1,13 +1,6 @@
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
 import { errorResponder } from "@svc/http";
-import { Hono } from "hono";
-import { beforeAll, describe, expect, it } from "vitest";
-import type { AppEnv } from "../../../app-env.js";
-import { createTestApp } from "../../../test-support/app.js";
-import { expectContract } from "../../../test-support/contract.js";
-import type { KeysHooks } from "./context.js";
-import { registerKeysRoutes } from "./index.js";
 import {
   deleteBody,
   type Json,
@@ -17,8 +10,15 @@ import {
   registerBody,
   replenishBody,
   testIdentity,
-  warmTestDatabase,
-} from "./test-client.js";
+} from "@svc/test-client";
+import { Hono } from "hono";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { AppEnv } from "../../../app-env.js";
+import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
+import { warmTestDatabase } from "../../../test-support/warm-database.js";
+import type { KeysHooks } from "./context.js";
+import { registerKeysRoutes } from "./index.js";
 
 const NOW = 1_763_780_000_000;
 const alice = testIdentity("alice@example.com:1");

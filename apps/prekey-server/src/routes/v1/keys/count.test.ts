@@ -1,8 +1,9 @@
 import { createTestStorage } from "@svc/db/testing";
+import { jsonRequest, registerBody, testIdentity } from "@svc/test-client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { jsonRequest, registerBody, testIdentity, warmTestDatabase } from "./test-client.js";
+import { warmTestDatabase } from "../../../test-support/warm-database.js";
 
 const NOW = 1_763_780_000_000;
 

@@ -1,7 +1,4 @@
 import { createTestStorage } from "@svc/db/testing";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createTestApp } from "../../../test-support/app.js";
-import { expectContract } from "../../../test-support/contract.js";
 import {
   deleteBody,
   deletePath,
@@ -11,8 +8,11 @@ import {
   seedOf,
   sign,
   testIdentity,
-  warmTestDatabase,
-} from "./test-client.js";
+} from "@svc/test-client";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
+import { warmTestDatabase } from "../../../test-support/warm-database.js";
 
 const NOW = 1_763_780_000_000;
 const alice = testIdentity("alice@example.com:1");

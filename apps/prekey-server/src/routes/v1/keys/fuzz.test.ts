@@ -1,8 +1,4 @@
 import { createTestStorage } from "@svc/db/testing";
-import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createTestApp } from "../../../test-support/app.js";
-import { expectContract } from "../../../test-support/contract.js";
 import {
   type Json,
   jsonRequest,
@@ -11,8 +7,12 @@ import {
   replenishBody,
   sign,
   testIdentity,
-  warmTestDatabase,
-} from "./test-client.js";
+} from "@svc/test-client";
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
+import { warmTestDatabase } from "../../../test-support/warm-database.js";
 
 const NOW = 1_763_780_000_000;
 const alice = testIdentity("alice");

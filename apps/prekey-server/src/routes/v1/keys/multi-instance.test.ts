@@ -3,9 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
-import { afterEach, describe, expect, it } from "vitest";
-import { migrations } from "../../../migrations.js";
-import { startTestServer } from "../../../test-support/app.js";
 import {
   type Json,
   jsonRequest,
@@ -14,7 +11,10 @@ import {
   registerBody,
   replenishBody,
   testIdentity,
-} from "./test-client.js";
+} from "@svc/test-client";
+import { afterEach, describe, expect, it } from "vitest";
+import { migrations } from "../../../migrations.js";
+import { startTestServer } from "../../../test-support/app.js";
 
 const alice = testIdentity("alice@example.com:1");
 const cleanups: Array<() => Promise<void>> = [];

@@ -1,8 +1,5 @@
 import { ed25519Sign, encodeBase64, x25519PublicKeyFromSeed } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
-import { beforeAll, describe, expect, it } from "vitest";
-import { createTestApp } from "../../../test-support/app.js";
-import { expectContract } from "../../../test-support/contract.js";
 import {
   type Json,
   jsonRequest,
@@ -13,8 +10,11 @@ import {
   seedOf,
   sign,
   testIdentity,
-  warmTestDatabase,
-} from "./test-client.js";
+} from "@svc/test-client";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createTestApp } from "../../../test-support/app.js";
+import { expectContract } from "../../../test-support/contract.js";
+import { warmTestDatabase } from "../../../test-support/warm-database.js";
 
 const NOW = 1_763_780_000_000;
 const PATH = "/v1/keys/register";

@@ -1,9 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { createTestStorage } from "@svc/db/testing";
+import { type Json, jsonRequest } from "@svc/test-client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
-import { type Json, jsonRequest, warmTestDatabase } from "./test-client.js";
+import { warmTestDatabase } from "../../../test-support/warm-database.js";
 
 interface Vector {
   label: string;
