@@ -1,7 +1,7 @@
-import { bridgesSuite } from "./bridges.js";
-import { inboxSuite } from "./inbox.js";
-import { ktSuite } from "./kt.js";
-import { prekeysSuite } from "./prekeys.js";
+import { bridgesSuite } from "./bridges/bridges.js";
+import { inboxSuite } from "./inbox/inbox.js";
+import { prekeysSuite } from "./keys/prekeys.js";
+import { ktSuite } from "./kt/kt.js";
 
 /** One entry per suite file; each prints its own table(s). */
 export const suites: Record<string, () => Promise<void>> = {

@@ -1,5 +1,5 @@
 import { connect, type Socket } from "node:net";
-import type { Answer, Transport } from "../transport.js";
+import type { Answer } from "../transport.js";
 
 /** The status and text of an answer, without the cost of building a fetch `Response`. */
 export class SocketAnswer implements Answer {
@@ -14,7 +14,9 @@ export class SocketAnswer implements Answer {
 }
 
 /** A transport on keep-alive sockets; `close()` ends them. */
-export type KeepAliveSockets = Transport<SocketAnswer> & { close(): void };
+export type KeepAliveSockets = ((path: string, init: RequestInit) => Promise<SocketAnswer>) & {
+  close(): void;
+};
 
 /**
  * A keep-alive HTTP/1.1 load generator on bare sockets, one request at a time per connection

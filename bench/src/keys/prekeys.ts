@@ -5,14 +5,15 @@ import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { nodeEd25519, serverEd25519Verifier } from "@svc/http/ed25519";
 import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { overHttp, randomOneTimePreKeys } from "@svc/test-client";
+import { keepAliveSockets } from "@svc/test-client/node";
 import type postgres from "postgres";
 import nacl from "tweetnacl";
-import { createHttpClient } from "./http-client.js";
-import { KeysClient, prekeys } from "./keys-client.js";
-import { type LoadResult, median, rate, runLoad } from "./measure.js";
-import { benchDatabaseUrl } from "./postgres-url.js";
-import { startServerProcess } from "./server-process.js";
-import { type BenchRow, printTable } from "./table.js";
+import { type LoadResult, median, rate, runLoad } from "../harness/measure.js";
+import { benchDatabaseUrl } from "../harness/postgres-url.js";
+import { startServerProcess } from "../harness/server-process.js";
+import { type BenchRow, printTable } from "../harness/table.js";
+import { PrekeyQueues } from "./fill-queues.js";
 
 const CONCURRENCY = 50;
 const DURATION_MS = 5000;
@@ -76,16 +77,16 @@ const SERVER_ENV = {
  */
 async function storageRows(url: string, storage: Storage, addresses: number): Promise<BenchRow[]> {
   try {
-    const client = new KeysClient(url);
-    const fetchAddresses = await client.fillQueues("fetch", addresses, KEYS_PER_ADDRESS);
-    const popAddresses = await client.fillQueues("pop", addresses, KEYS_PER_ADDRESS);
+    const client = new PrekeyQueues(overHttp(url));
+    const fetchAddresses = await client.fill("fetch", addresses, KEYS_PER_ADDRESS);
+    const popAddresses = await client.fill("pop", addresses, KEYS_PER_ADDRESS);
 
     let fetched = 0;
     let withPrekey = 0;
-    const http = createHttpClient(url, CONCURRENCY);
+    const http = keepAliveSockets(url, CONCURRENCY);
     const fetchBundle = async (worker: number) => {
       const address = fetchAddresses[(worker + fetched++) % addresses];
-      const res = await http.get(`/v1/keys/bundle/${address}`);
+      const res = await http(`/v1/keys/bundle/${address}`, { method: "GET" });
       if (res.status !== 200) throw new Error(`bundle fetch answered ${res.status}`);
       if ("oneTimePreKey" in (JSON.parse(res.body) as object)) withPrekey++;
     };
@@ -147,9 +148,9 @@ async function httpFloor() {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}/`;
-  const http = createHttpClient(url.slice(0, -1), CONCURRENCY);
+  const http = keepAliveSockets(url.slice(0, -1), CONCURRENCY);
   try {
-    return await runLoad(() => http.get("/"), {
+    return await runLoad(() => http("/", { method: "GET" }), {
       concurrency: CONCURRENCY,
       durationMs: DURATION_MS,
     });
@@ -184,12 +185,12 @@ function verificationRows(): BenchRow[] {
       publicKey: encodeBase64(randomBytes(32)),
       signature: encodeBase64(randomBytes(64)),
     },
-    oneTimePreKeys: prekeys(0, 100),
+    oneTimePreKeys: randomOneTimePreKeys(0, 100),
     signedAt: Date.now(),
   });
   const replenish = signedBodyMessage("POST", "/v1/keys/replenish", {
     address: "alice@example.com:1",
-    oneTimePreKeys: prekeys(0, 1),
+    oneTimePreKeys: randomOneTimePreKeys(0, 1),
     signedAt: Date.now(),
   });
   const openssl = nodeEd25519();

@@ -1,25 +1,27 @@
 import { type ChildProcess, fork } from "node:child_process";
-import { createHash, type KeyObject } from "node:crypto";
+import { createHash } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { get, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { encodeBase64 } from "@svc/canonical";
 import {
-  bridgeQueryMessage,
-  ed25519KeyPairFromSeed,
-  ed25519Sign,
-  encodeBase64,
-  signedBody,
-} from "@svc/canonical";
+  bridgeUrl,
+  InboxClient,
+  overHttp,
+  type Party,
+  send,
+  signedBodyBy,
+  party as testParty,
+} from "@svc/test-client";
+import { type KeepAliveSockets, keepAliveSockets, nodeSigner } from "@svc/test-client/node";
 import WebSocket from "ws";
-import { createHttpClient, type HttpClient } from "./http-client.js";
-import { percentile } from "./measure.js";
-import { benchDatabaseUrl } from "./postgres-url.js";
-import { type ServerProcess, startServerProcess } from "./server-process.js";
-import { ed25519PrivateKey, signBodyWith } from "./signer.js";
-import { type BenchRow, printTable } from "./table.js";
+import { percentile } from "../harness/measure.js";
+import { benchDatabaseUrl } from "../harness/postgres-url.js";
+import { type ServerProcess, startServerProcess } from "../harness/server-process.js";
+import { type BenchRow, printTable } from "../harness/table.js";
 
 const DEPOSITS_PER_SECOND = 500;
 const LOAD_SECONDS = 6;
@@ -96,53 +98,13 @@ async function startInstance(databaseUrl?: string): Promise<ServerProcess> {
   return startServerProcess(env);
 }
 
-interface Party {
-  seed: Uint8Array;
-  key: KeyObject;
-  publicKey: string;
-}
+const party = (label: string): Party => testParty(`bench-bridges:${label}`, nodeSigner);
 
-function party(label: string): Party {
-  const seed = new Uint8Array(createHash("sha256").update(`bench-bridges:${label}`).digest());
-  return {
-    seed,
-    key: ed25519PrivateKey(seed),
-    publicKey: encodeBase64(ed25519KeyPairFromSeed(seed).publicKey),
-  };
-}
-
-/** POSTs JSON; one retry on a network error (a pooled keep-alive connection the server closed). */
-async function post(base: string, path: string, body: unknown, retry = true): Promise<void> {
-  let res: Response;
-  try {
-    res = await fetch(`${base}${path}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    if (retry) return post(base, path, body, false);
-    throw error;
-  }
-  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`);
-}
-
+/** One retry on a network error (a pooled keep-alive connection the server closed). */
 async function register(base: string, address: string, owner: Party): Promise<void> {
-  const path = "/v1/inbox/register";
-  const fields = { address, signingPublicKey: owner.publicKey, signedAt: Date.now() };
-  await post(base, path, signedBody("POST", path, fields, owner.seed));
-}
-
-function bridgeUrl(base: string, kind: "stream" | "ws", owner: Party, address: string): string {
-  const signedAt = Date.now();
-  const signature = ed25519Sign(bridgeQueryMessage({ address, kind, signedAt }), owner.seed);
-  const params = new URLSearchParams({
-    address,
-    kind,
-    signedAt: String(signedAt),
-    signature: encodeBase64(signature),
-  });
-  return `${base}/v1/bridge/${kind}?${params}`;
+  const client = new InboxClient(overHttp(base), Date.now);
+  const res = await client.register(address, owner).catch(() => client.register(address, owner));
+  if (res.status !== 200) throw new Error(`register answered ${res.status}: ${await res.text()}`);
 }
 
 async function deliveryLatency(
@@ -175,7 +137,7 @@ async function deliveryLatency(
   );
   await new Promise((resolve) => setTimeout(resolve, 300));
 
-  const http = createHttpClient(depositTo.url, MAX_IN_FLIGHT);
+  const http = keepAliveSockets(depositTo.url, MAX_IN_FLIGHT);
   const warmup = DEPOSITS_PER_SECOND * WARMUP_SECONDS;
   const measured = DEPOSITS_PER_SECOND * LOAD_SECONDS;
   const total = warmup + measured;
@@ -267,18 +229,18 @@ function depositRequest(address: string, sender: Party, n: number): DepositReque
     senderPublicKey: sender.publicKey,
     signedAt: Date.now(),
   };
-  return { msgId, path, body: JSON.stringify(signBodyWith(sender.key, "POST", path, fields)) };
+  return { msgId, path, body: JSON.stringify(signedBodyBy(sender.signer, "POST", path, fields)) };
 }
 
 /** Sends a prepared deposit; answers its request-to-answer time. */
 async function deposit(
-  http: HttpClient,
+  http: KeepAliveSockets,
   { msgId, path, body }: DepositRequest,
   sentAt: Map<string, number> | undefined,
 ): Promise<number> {
   const sent = performance.now();
   sentAt?.set(msgId, sent);
-  const res = await http.post(path, body);
+  const res = await send(http, { method: "POST", path, body });
   if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
   return performance.now() - sent;
 }

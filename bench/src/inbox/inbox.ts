@@ -1,17 +1,17 @@
-import { createHash, type KeyObject, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { ed25519KeyPairFromSeed, encodeBase64 } from "@svc/canonical";
+import { encodeBase64 } from "@svc/canonical";
 import { openStorage, preparedRows, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
 import { migrations } from "@svc/prekey-server";
+import { type Party, send, signedBodyBy, party as testParty } from "@svc/test-client";
+import { type KeepAliveSockets, keepAliveSockets, nodeSigner } from "@svc/test-client/node";
 import { asc, eq } from "drizzle-orm";
-import { createHttpClient, type HttpClient } from "./http-client.js";
-import { type LoadResult, median, percentile } from "./measure.js";
-import { benchDatabaseUrl } from "./postgres-url.js";
-import { startServerProcess } from "./server-process.js";
-import { ed25519PrivateKey, signBodyWith } from "./signer.js";
-import { type BenchRow, printTable } from "./table.js";
+import { type LoadResult, median, percentile } from "../harness/measure.js";
+import { benchDatabaseUrl } from "../harness/postgres-url.js";
+import { startServerProcess } from "../harness/server-process.js";
+import { type BenchRow, printTable } from "../harness/table.js";
 
 const CONCURRENCY = 16;
 const RECIPIENTS = CONCURRENCY;
@@ -71,8 +71,8 @@ async function benchBackend(
   });
   // The server closes keep-alive sockets idle for 5 s (e.g. during a baseline): each HTTP round
   // starts on a fresh client instead of reusing a socket the server may be closing.
-  const withClient = async <T>(work: (http: HttpClient) => Promise<T>): Promise<T> => {
-    const http = createHttpClient(server.url, CONCURRENCY);
+  const withClient = async <T>(work: (http: KeepAliveSockets) => Promise<T>): Promise<T> => {
+    const http = keepAliveSockets(server.url, CONCURRENCY);
     try {
       return await work(http);
     } finally {
@@ -88,7 +88,11 @@ async function benchBackend(
             address: `bench-${size.bytes}-${i}`,
             signingPublicKey: recipient.publicKey,
           });
-          const res = await http.post("/v1/inbox/register", JSON.stringify(body));
+          const res = await send(http, {
+            method: "POST",
+            path: "/v1/inbox/register",
+            body: JSON.stringify(body),
+          });
           if (res.status !== 200) throw new Error(`register answered ${res.status}`);
         }
       }
@@ -154,7 +158,7 @@ async function benchBackend(
           await withClient((http) =>
             runEach(perRound, async (n) => {
               const { path, text } = bodies[n] as { path: string; text: string };
-              const res = await http.post(path, text);
+              const res = await send(http, { method: "POST", path, body: text });
               if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
             }),
           ),
@@ -206,7 +210,7 @@ async function benchBackend(
                 path: string;
                 text: string;
               };
-              const res = await http.post(path, text);
+              const res = await send(http, { method: "POST", path, body: text });
               if (res.status !== 200) throw new Error(`fetch answered ${res.status}`);
               return (JSON.parse(res.body) as { items: unknown[] }).items.length;
             }),
@@ -229,22 +233,11 @@ async function benchBackend(
   }
 }
 
-interface Party {
-  key: KeyObject;
-  publicKey: string;
-}
-
-function party(label: string): Party {
-  const seed = new Uint8Array(createHash("sha256").update(`bench:${label}`).digest());
-  return {
-    key: ed25519PrivateKey(seed),
-    publicKey: encodeBase64(ed25519KeyPairFromSeed(seed).publicKey),
-  };
-}
+const party = (label: string): Party => testParty(`bench:${label}`, nodeSigner);
 
 /** Signed outside the timed loops; signedAt stays fresh for the 5-minute window. */
 function signed(method: string, path: string, signer: Party, fields: Record<string, unknown>) {
-  return signBodyWith(signer.key, method, path, { ...fields, signedAt: Date.now() });
+  return signedBodyBy(signer.signer, method, path, { ...fields, signedAt: Date.now() });
 }
 
 function blob(size: number, n: number): Uint8Array {

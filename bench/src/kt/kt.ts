@@ -24,13 +24,14 @@ import {
   subtreeKey,
 } from "@svc/merkle";
 import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { overHttp } from "@svc/test-client";
+import { keepAliveSockets } from "@svc/test-client/node";
 import postgres from "postgres";
-import { createHttpClient } from "./http-client.js";
-import { KeysClient } from "./keys-client.js";
+import { type LoadResult, runLoad } from "../harness/measure.js";
+import { benchDatabaseUrl } from "../harness/postgres-url.js";
+import { type BenchRow, printTable } from "../harness/table.js";
+import { PrekeyQueues } from "../keys/fill-queues.js";
 import { chromiumVerificationsPerSecond } from "./kt-browser.js";
-import { type LoadResult, runLoad } from "./measure.js";
-import { benchDatabaseUrl } from "./postgres-url.js";
-import { type BenchRow, printTable } from "./table.js";
 
 const DURATION_MS = 3000;
 const PROOF_LOG_SIZE = 2000;
@@ -140,15 +141,15 @@ async function bundleProofLatency(backend: string, storage: Storage): Promise<vo
       });
       const server = await startServer(config, { storage });
       try {
-        const client = new KeysClient(server.url);
-        const addresses = await client.fillQueues(`kt-${kt}`, 40, 300);
-        const http = createHttpClient(server.url, 16);
+        const client = new PrekeyQueues(overHttp(server.url));
+        const addresses = await client.fill(`kt-${kt}`, 40, 300);
+        const http = keepAliveSockets(server.url, 16);
         let fetched = 0;
         const fetchBundles = (concurrency: number) =>
           runLoad(
             async () => {
               const address = addresses[fetched++ % addresses.length];
-              const res = await http.get(`/v1/keys/bundle/${address}`);
+              const res = await http(`/v1/keys/bundle/${address}`, { method: "GET" });
               const carriesProof = res.body.includes('"ktProof"');
               if (res.status !== 200 || carriesProof !== (kt === "on")) {
                 throw new Error(`bundle fetch answered ${res.status} (ktProof: ${carriesProof})`);
