@@ -1,0 +1,129 @@
+import { describe, expect, it } from "vitest";
+import { commandUsage, DEFAULT_SERVER, parseSvcArgs, USAGE, UsageError } from "./args.js";
+import { defaultHome } from "./home.js";
+
+const env = { SVC_HOME: "/tmp/h" };
+
+describe("parseSvcArgs", () => {
+  it("takes the options before or after the command", () => {
+    const expected = {
+      command: "send",
+      to: "bob:1",
+      text: "hi there",
+      server: "http://s.example:9",
+      home: "/x",
+      json: true,
+    };
+    for (const argv of [
+      ["--server", "http://s.example:9", "--home", "/x", "--json", "send", "bob:1", "hi there"],
+      ["send", "bob:1", "hi there", "--json", "--server=http://s.example:9", "--home", "/x"],
+      ["--json", "send", "--home", "/x", "bob:1", "--server", "http://s.example:9/", "hi there"],
+    ]) {
+      expect(parseSvcArgs(argv, env)).toEqual(expected);
+    }
+  });
+
+  it("defaults --server to $SVC_SERVER, else 127.0.0.1:8080, and --home to $SVC_HOME", () => {
+    expect(parseSvcArgs(["whoami"], env)).toEqual({
+      command: "whoami",
+      server: DEFAULT_SERVER,
+      home: "/tmp/h",
+      json: false,
+    });
+    expect(parseSvcArgs(["whoami"], { ...env, SVC_SERVER: "https://svc.example" })).toMatchObject({
+      server: "https://svc.example",
+    });
+    expect(
+      parseSvcArgs(["whoami", "--server", "http://b"], { ...env, SVC_SERVER: "http://a" }),
+    ).toMatchObject({ server: "http://b" });
+  });
+
+  it("without $SVC_HOME, the home is the per-user data directory", () => {
+    expect(defaultHome({}, "linux", "/home/al")).toBe("/home/al/.local/share/svc");
+    expect(defaultHome({ XDG_DATA_HOME: "/data" }, "linux", "/home/al")).toBe("/data/svc");
+    expect(defaultHome({ XDG_DATA_HOME: "rel" }, "darwin", "/Users/al")).toBe(
+      "/Users/al/.local/share/svc",
+    );
+    expect(
+      defaultHome({ APPDATA: "C:\\Users\\al\\AppData\\Roaming" }, "win32", "C:\\Users\\al"),
+    ).toBe("C:\\Users\\al\\AppData\\Roaming\\svc");
+    expect(defaultHome({ SVC_HOME: "/h", XDG_DATA_HOME: "/data" }, "linux", "/home/al")).toBe("/h");
+  });
+
+  it("parses each command", () => {
+    expect(parseSvcArgs(["init", "--address", "alice:1"], env)).toMatchObject({
+      command: "init",
+      address: "alice:1",
+    });
+    expect(parseSvcArgs(["listen"], env)).toMatchObject({
+      command: "listen",
+      count: undefined,
+      timeoutMs: undefined,
+    });
+    expect(parseSvcArgs(["listen", "--count", "3", "--timeout", "1.5"], env)).toMatchObject({
+      command: "listen",
+      count: 3,
+      timeoutMs: 1500,
+    });
+    expect(parseSvcArgs(["keys", "status"], env)).toMatchObject({ command: "keys status" });
+    expect(parseSvcArgs(["kt", "verify", "bob"], env)).toMatchObject({
+      command: "kt verify",
+      address: "bob",
+    });
+    expect(parseSvcArgs(["send", "bob", "--", "-1 degrees"], env)).toMatchObject({
+      text: "-1 degrees",
+    });
+  });
+
+  it("--help gives the tool's usage or the command's", () => {
+    expect(parseSvcArgs(["--help"], env)).toEqual({ command: "help", text: USAGE });
+    expect(parseSvcArgs(["-h", "kt", "verify"], env)).toEqual({
+      command: "help",
+      text: commandUsage("kt verify"),
+    });
+    expect(parseSvcArgs(["send", "--help"], env)).toEqual({
+      command: "help",
+      text: commandUsage("send"),
+    });
+    expect(USAGE).toMatch(/exit status: 0 ok, 1 failure.*\n.*2 usage error, 3 key-transparency/);
+    expect(commandUsage("listen")).toMatch(/4 listen timed out/);
+  });
+
+  it("throws a UsageError naming the mistake and the command whose usage applies", () => {
+    const cases: Array<[string[], RegExp, string | undefined]> = [
+      [[], /no command given/, undefined],
+      [["register"], /unknown command: register/, undefined],
+      [["keys"], /unknown command: svc keys$/, "keys status"],
+      [["kt", "audit", "bob"], /unknown command: svc kt audit/, "kt verify"],
+      [["init"], /--address is required/, "init"],
+      [["init", "--address", "bad,addr"], /--address "bad,addr" is not a valid address/, "init"],
+      [["init", "--address"], /--address/, "init"],
+      [["send", "bob"], /svc send takes <address> <text>/, "send"],
+      [["send", "b o b", "hi"], /<address> "b o b" is not a valid address/, "send"],
+      [["send", "bob", "-hi"], /Unknown option '-i'/, "send"],
+      [["whoami", "extra"], /svc whoami takes no arguments/, "whoami"],
+      [["whoami", "--count", "2"], /--count is not an option of svc whoami/, "whoami"],
+      [["listen", "--count", "0"], /--count must be a whole number/, "listen"],
+      [["listen", "--count", "2.5"], /--count must be a whole number/, "listen"],
+      [["listen", "--timeout", "0"], /--timeout must be a number of seconds/, "listen"],
+      [["listen", "--timeout", "soon"], /--timeout must be a number of seconds/, "listen"],
+      [["listen", "--verbose"], /Unknown option '--verbose'/, "listen"],
+      [["whoami", "--server", "ftp://x"], /--server must be an http\(s\) URL/, "whoami"],
+      [["whoami", "--home", ""], /--home must not be empty/, "whoami"],
+    ];
+    for (const [argv, message, command] of cases) {
+      let thrown: unknown;
+      try {
+        parseSvcArgs(argv, env);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, argv.join(" ")).toBeInstanceOf(UsageError);
+      expect((thrown as UsageError).message, argv.join(" ")).toMatch(message);
+      expect((thrown as UsageError).command, argv.join(" ")).toBe(command);
+    }
+    expect(() => parseSvcArgs(["whoami"], { ...env, SVC_SERVER: "localhost:8080" })).toThrow(
+      /\$SVC_SERVER must be an http\(s\) URL, not "localhost:8080"/,
+    );
+  });
+});

@@ -1,0 +1,251 @@
+import { parseArgs } from "node:util";
+import { isValidAddress, normalizeAddress } from "@svc/canonical";
+import { defaultHome, type HomeEnv } from "./home.js";
+
+export const DEFAULT_SERVER = "http://127.0.0.1:8080";
+
+const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
+             2 usage error, 3 key-transparency verification failed, 4 listen timed out,
+             5 no identity in the home (run init first), or init over an existing identity`;
+
+const OPTIONS = `options (before or after the command):
+  --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})
+  --home <dir>    the key store directory (default: $SVC_HOME, else $XDG_DATA_HOME/svc or
+                  ~/.local/share/svc; %APPDATA%\\svc on Windows)
+  --json          one JSON object per line on stdout, errors as {"error","message"} on stderr
+  -h, --help      this help; svc <command> --help for one command's`;
+
+export const USAGE = `usage: svc [options] <command> [<args>]
+
+An end-to-end encrypted messaging client for a svc prekey server.
+
+commands:
+  init --address <address>  create an identity, register its keys and its inbox
+  whoami                    print the address and public identity keys
+  send <address> <text>     send a text message (sets up a session on first use)
+  listen [--count <n>] [--timeout <seconds>]
+                            print messages as they arrive, queued ones first, and acknowledge them
+  keys status               one-time prekeys on the server and here, signed prekey id
+  kt verify <address>       check an address's keys against the key-transparency log
+
+${OPTIONS}
+
+${EXIT_STATUS}`;
+
+export type CommandName = "init" | "whoami" | "send" | "listen" | "keys status" | "kt verify";
+
+const COMMAND_USAGE: Record<CommandName, string> = {
+  init: `usage: svc init --address <address> [options]
+
+Generates an identity (Ed25519 signing key, X25519 DH key), a signed prekey and one-time prekeys,
+stores them in the home's key store (mode 0600) and registers the keys and an inbox for <address>.
+Refuses to replace an identity the home already holds (exit 5).`,
+  whoami: `usage: svc whoami [options]
+
+Prints the home's address and its public identity keys (base64); exit 5 without an identity.`,
+  send: `usage: svc send <address> <text> [options]
+
+Encrypts <text> (UTF-8) to <address> and deposits it in their inbox; the first message to an
+address fetches their prekey bundle and sets up a session. Put -- before a text that starts with -.`,
+  listen: `usage: svc listen [--count <n>] [--timeout <seconds>] [options]
+
+Fetches what is queued in the inbox, then subscribes for new messages; prints each decrypted
+message as it arrives ("<from>: <text>", or {"from","text","msgId"} with --json) and acknowledges it.
+  --count <n>            exit 0 after n messages (default: run until SIGINT or SIGTERM, exit 0)
+  --timeout <seconds>    exit 4 if that much time passes first (without --count: before a signal)`,
+  "keys status": `usage: svc keys status [options]
+
+Prints the address, the one-time prekeys left on the server and held here, and the signed prekey id.`,
+  "kt verify": `usage: svc kt verify <address> [options]
+
+Fetches <address>'s prekey bundle and verifies its key-transparency proof against the log's signed
+tree head; prints the tree size, the leaf index and the verified keys. Exit 3 when the proof fails.`,
+};
+
+/** The full help of a command: its own text, then the options and exit codes they all share. */
+export function commandUsage(command: CommandName): string {
+  return `${COMMAND_USAGE[command]}\n\n${OPTIONS}\n\n${EXIT_STATUS}`;
+}
+
+export interface GlobalArgs {
+  server: string;
+  home: string;
+  json: boolean;
+}
+
+export type CommandArgs =
+  | { command: "init"; address: string }
+  | { command: "whoami" }
+  | { command: "send"; to: string; text: string }
+  | { command: "listen"; count: number | undefined; timeoutMs: number | undefined }
+  | { command: "keys status" }
+  | { command: "kt verify"; address: string };
+
+export type SvcArgs = { command: "help"; text: string } | (GlobalArgs & CommandArgs);
+
+/** A mistake in the command line; `command` says whose usage to print with it. */
+export class UsageError extends Error {
+  override name = "UsageError";
+  constructor(
+    message: string,
+    readonly command: CommandName | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export interface ArgsEnv extends HomeEnv {
+  SVC_SERVER?: string | undefined;
+}
+
+const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
+  init: ["address"],
+  whoami: [],
+  send: [],
+  listen: ["count", "timeout"],
+  "keys status": [],
+  "kt verify": [],
+};
+
+const OPTION_SPEC = {
+  server: { type: "string" },
+  home: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  address: { type: "string" },
+  count: { type: "string" },
+  timeout: { type: "string" },
+} as const;
+
+/** Parses `svc <argv>`; throws a UsageError saying what is wrong. */
+export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
+  const { values, positionals } = parseOptions(argv);
+  if (positionals.length === 0) {
+    if (values.help) return { command: "help", text: USAGE };
+    throw new UsageError("no command given", undefined);
+  }
+  const [command, operands] = splitCommand(positionals);
+  if (values.help) return { command: "help", text: commandUsage(command) };
+
+  for (const name of Object.keys(values)) {
+    if (GLOBAL_OPTIONS.includes(name) || COMMAND_OPTIONS[command].includes(name)) continue;
+    throw new UsageError(`--${name} is not an option of svc ${command}`, command);
+  }
+  const global = globalArgs(values, env, command);
+  const expectOperands = (names: string[]) => {
+    if (operands.length !== names.length) {
+      const wanted = names.length === 0 ? "no arguments" : names.map((n) => `<${n}>`).join(" ");
+      throw new UsageError(`svc ${command} takes ${wanted}`, command);
+    }
+  };
+  switch (command) {
+    case "init":
+      expectOperands([]);
+      if (values.address === undefined) throw new UsageError("--address is required", command);
+      return { ...global, command, address: address(values.address, "--address", command) };
+    case "send":
+      expectOperands(["address", "text"]);
+      return {
+        ...global,
+        command,
+        to: address(operands[0] as string, "<address>", command),
+        text: operands[1] as string,
+      };
+    case "listen":
+      expectOperands([]);
+      return {
+        ...global,
+        command,
+        count: values.count === undefined ? undefined : count(values.count),
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout),
+      };
+    case "kt verify":
+      expectOperands(["address"]);
+      return { ...global, command, address: address(operands[0] as string, "<address>", command) };
+    default:
+      expectOperands([]);
+      return { ...global, command };
+  }
+}
+
+const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "help"];
+
+/** Each command by its first word; the second word of a two-word command. */
+const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
+  ["init", { command: "init" }],
+  ["whoami", { command: "whoami" }],
+  ["send", { command: "send" }],
+  ["listen", { command: "listen" }],
+  ["keys", { command: "keys status", second: "status" }],
+  ["kt", { command: "kt verify", second: "verify" }],
+]);
+
+function parseOptions(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: OPTION_SPEC, allowPositionals: true });
+  } catch (error) {
+    // The command a line that failed to parse was meant for, to print the right usage.
+    const command = argv.map((word) => COMMANDS.get(word)?.command).find(Boolean);
+    throw new UsageError((error as Error).message, command);
+  }
+}
+
+function splitCommand(positionals: string[]): [CommandName, string[]] {
+  const [first, ...rest] = positionals as [string, ...string[]];
+  const entry = COMMANDS.get(first);
+  if (entry === undefined) throw new UsageError(`unknown command: ${first}`, undefined);
+  if (entry.second === undefined) return [entry.command, rest];
+  if (rest[0] !== entry.second) {
+    throw new UsageError(`unknown command: svc ${first} ${rest[0] ?? ""}`.trim(), entry.command);
+  }
+  return [entry.command, rest.slice(1)];
+}
+
+function globalArgs(
+  values: { server?: string; home?: string; json?: boolean },
+  env: ArgsEnv,
+  command: CommandName,
+): GlobalArgs {
+  const server = values.server ?? (env.SVC_SERVER || DEFAULT_SERVER);
+  if (!/^https?:\/\/[^/]/.test(server) || !URL.canParse(server)) {
+    const from = values.server === undefined ? "$SVC_SERVER" : "--server";
+    throw new UsageError(`${from} must be an http(s) URL, not ${JSON.stringify(server)}`, command);
+  }
+  const home = values.home ?? defaultHome(env);
+  if (home === "") throw new UsageError("--home must not be empty", command);
+  return { server: server.replace(/\/+$/, ""), home, json: values.json ?? false };
+}
+
+function address(raw: string, what: string, command: CommandName): string {
+  if (!isValidAddress(raw)) {
+    throw new UsageError(
+      `${what} ${JSON.stringify(raw)} is not a valid address (a letter or digit, then letters, digits and @:_.-, at most 256 in all)`,
+      command,
+    );
+  }
+  return normalizeAddress(raw);
+}
+
+function count(raw: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(raw)) {
+    throw new UsageError(
+      `--count must be a whole number from 1 to 999999999, not ${raw}`,
+      "listen",
+    );
+  }
+  return Number(raw);
+}
+
+/** setTimeout's limit is 2^31 - 1 ms, a little under 25 days. */
+const MAX_TIMEOUT_SECONDS = 2_147_483;
+
+function timeoutMs(raw: string): number {
+  const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS)) {
+    throw new UsageError(
+      `--timeout must be a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}, not ${raw}`,
+      "listen",
+    );
+  }
+  return Math.ceil(seconds * 1000);
+}
