@@ -1,0 +1,31 @@
+import { fileURLToPath } from "node:url";
+import { ConfigError } from "@svc/prekey-server";
+import { startChatServer } from "./chat-server.js";
+
+/** The example's defaults; any SVC_* variable of the environment overrides them. */
+const DEFAULTS = {
+  SVC_PORT: "8090",
+  SVC_DATA_DIR: fileURLToPath(new URL("../data", import.meta.url)),
+  SVC_LOG_LEVEL: "warn",
+};
+
+async function main(): Promise<void> {
+  const chat = await startChatServer({ ...DEFAULTS, ...process.env });
+  process.stdout.write(
+    `chat: open ${chat.url} in two browser windows (one of them private), one per person\n`,
+  );
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      chat.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+main().catch((error: unknown) => {
+  const exitCode = error instanceof ConfigError ? 2 : 1;
+  process.stderr.write(`chat: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(exitCode);
+});
