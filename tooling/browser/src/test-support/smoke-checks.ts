@@ -72,6 +72,44 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     }),
   }),
 
+  // @svc/client is typed here by the few exports the check uses, so the harness needs no
+  // dependency on it: esbuild bundles it from its path.
+  client: smokeCheck({
+    input: async () => null,
+    async inPage(c: ClientModule) {
+      const requests: { method: string; url: string; body: Record<string, unknown> }[] = [];
+      const api = c.createApi({
+        server: "http://svc.test",
+        maxRetries: 0,
+        now: () => 1763780000000,
+        fetch: async (url: string | URL | Request, init?: RequestInit) => {
+          requests.push({
+            method: init?.method ?? "GET",
+            url: String(url),
+            body: JSON.parse(String(init?.body ?? "{}")),
+          });
+          return new Response(requests.length === 1 ? '{"ok":true}' : '{"count":-1}');
+        },
+      });
+      await api.inboxAck("alice:1", "0".repeat(64), new Uint8Array(32).fill(1));
+      const refusal = await api.keysCount("alice:1").catch((error: { code: string }) => error.code);
+      const [ack] = requests;
+      return {
+        ack: [ack?.method, ack?.url, Object.keys(ack?.body ?? {}).sort(), ack?.body.signedAt],
+        refusal,
+      };
+    },
+    expected: () => ({
+      ack: [
+        "DELETE",
+        `http://svc.test/v1/inbox/alice:1/${"0".repeat(64)}`,
+        ["signature", "signedAt"],
+        1763780000000,
+      ],
+      refusal: "BAD_RESPONSE",
+    }),
+  }),
+
   merkle: smokeCheck({
     input: () =>
       fixture<{
@@ -235,6 +273,18 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     expected: () => ({ first: "hello bob", reply: "hello alice", oneTimePreKeyUsed: true }),
   }),
 };
+
+interface ClientModule {
+  createApi(options: {
+    server: string;
+    fetch: typeof fetch;
+    maxRetries: number;
+    now: () => number;
+  }): {
+    inboxAck(address: string, msgId: string, key: Uint8Array): Promise<unknown>;
+    keysCount(address: string): Promise<unknown>;
+  };
+}
 
 interface KtSpecSth {
   ktOperator: { publicKey: string };

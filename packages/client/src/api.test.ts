@@ -1,0 +1,192 @@
+import { ed25519KeyPairFromSeed, encodeBase64 } from "@svc/canonical";
+import { msgIdOf, ROUTES, SvcError } from "@svc/protocol";
+import { createIdentity, createOneTimePreKey, createSignedPreKey } from "@svc/ratchet";
+import * as v from "valibot";
+import { describe, expect, it } from "vitest";
+import { type ApiRouteName, createApi, type SvcApi } from "./api.js";
+import { ClientError } from "./errors.js";
+import { startTestServer } from "./test-support/server.js";
+
+const API_ROUTES = Object.keys(ROUTES).filter(
+  (name) => !name.startsWith("transfer"),
+) as ApiRouteName[];
+
+function apiOn(
+  server: string,
+  options: { fetch?: typeof fetch; maxRetries?: number; now?: () => number } = {},
+) {
+  return createApi({
+    server,
+    fetch: options.fetch ?? fetch,
+    maxRetries: options.maxRetries ?? 2,
+    now: options.now ?? Date.now,
+  });
+}
+
+/** The route each request was for, matched on ROUTES' method and path templates. */
+function routeOf(method: string, url: string): ApiRouteName | undefined {
+  const path = new URL(url).pathname;
+  return API_ROUTES.find((name) => {
+    const route = ROUTES[name];
+    const pattern = new RegExp(`^${route.path.replace(/\{[^}]+\}/g, "[^/]+")}$`);
+    return route.method === method && pattern.test(path);
+  });
+}
+
+async function registered(api: SvcApi, address: string) {
+  const identity = createIdentity();
+  const signedPreKey = createSignedPreKey(identity, 1);
+  await api.keysRegister(
+    {
+      address,
+      identitySigningKey: encodeBase64(identity.identitySigningKey),
+      identityDHKey: encodeBase64(identity.identityDHKey),
+      signedPreKey: {
+        keyId: 1,
+        publicKey: encodeBase64(signedPreKey.publicKey),
+        signature: encodeBase64(signedPreKey.signature),
+      },
+      oneTimePreKeys: [1, 2].map((keyId) => {
+        const key = createOneTimePreKey(keyId);
+        return { keyId, publicKey: encodeBase64(key.publicKey) };
+      }),
+    },
+    identity.signingPrivateKey,
+  );
+  await api.inboxRegister(
+    { address, signingPublicKey: encodeBase64(identity.identitySigningKey) },
+    identity.signingPrivateKey,
+  );
+  return identity;
+}
+
+describe("SvcApi", () => {
+  it("has one method for every route of ROUTES but the transfer routes", () => {
+    const api = apiOn("http://127.0.0.1:1");
+    for (const name of API_ROUTES) expect(typeof api[name], name).toBe("function");
+    expect(Object.keys(ROUTES).filter((name) => !(name in api))).toEqual(
+      Object.keys(ROUTES).filter((name) => name.startsWith("transfer")),
+    );
+  });
+
+  it("gets answers from the live server that validate against every route's schema", async () => {
+    const server = await startTestServer();
+    const answers = new Map<ApiRouteName, unknown>();
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      const route = routeOf(init?.method ?? "GET", String(input));
+      if (route && response.ok) answers.set(route, await response.clone().json());
+      return response;
+    };
+    const api = apiOn(server.url, { fetch: recording });
+    const alice = await registered(api, "alice@example.com:1");
+    const key = alice.signingPrivateKey;
+
+    await api.health();
+    await api.ktLogId();
+    await api.keysCount("alice@example.com:1");
+    await api.keysBundle("alice@example.com:1");
+    await api.keysReplenish(
+      {
+        address: "alice@example.com:1",
+        oneTimePreKeys: [{ keyId: 3, publicKey: encodeBase64(createOneTimePreKey(3).publicKey) }],
+      },
+      key,
+    );
+    const sth = await api.ktSth();
+    await api.ktSthAt(1);
+    await api.ktConsistency({ from: 1, to: sth.treeSize });
+    await api.ktLeaves({ start: 0 });
+    const bytes = Uint8Array.of(2, 1, 2, 3, 4);
+    const sender = ed25519KeyPairFromSeed(new Uint8Array(32).fill(9));
+    await api.inboxDeposit(
+      "alice@example.com:1",
+      {
+        msgId: msgIdOf(bytes),
+        ciphertext: encodeBase64(bytes),
+        expiresAt: Date.now() + 3_600_000,
+        senderPublicKey: encodeBase64(sender.publicKey),
+        from: "bob@example.com:1",
+      },
+      new Uint8Array(32).fill(9),
+    );
+    const page = await api.inboxFetch("alice@example.com:1", { limit: 10 }, key);
+    expect(page.items.map((item) => item.msgId)).toEqual([msgIdOf(bytes)]);
+    const poll = await api.bridgePoll({ address: "alice@example.com:1", timeoutMs: 0 }, key);
+    expect(poll.envelopes[0]).toMatchObject({ from: "bob@example.com:1", msgId: msgIdOf(bytes) });
+    await api.inboxAck("alice@example.com:1", msgIdOf(bytes), key);
+    await api.inboxUnregister("alice@example.com:1", key);
+    await api.keysDelete("alice@example.com:1", key);
+
+    expect([...answers.keys()].sort()).toEqual([...API_ROUTES].sort());
+    for (const [name, answer] of answers) {
+      expect(v.safeParse(ROUTES[name].response, answer).issues, name).toBeUndefined();
+    }
+  });
+
+  it("throws every ErrorResponse as SvcError with its code, status and extra members", async () => {
+    const server = await startTestServer();
+    const api = apiOn(server.url);
+    const notFound = await api.keysBundle("nobody:1").catch((error: unknown) => error);
+    expect(notFound).toBeInstanceOf(SvcError);
+    expect(notFound).toMatchObject({ code: "SVC_NOT_REGISTERED", status: 404 });
+    expect((notFound as SvcError).extra.ktProof).toMatchObject({ body: { type: "absence" } });
+
+    await expect(api.keysCount("not an address")).rejects.toMatchObject({
+      code: "SVC_INVALID_ADDRESS",
+      status: 400,
+    });
+    const alice = await registered(api, "alice:1");
+    const stale = apiOn(server.url, { now: () => Date.now() - 600_000 });
+    await expect(stale.inboxFetch("alice:1", {}, alice.signingPrivateKey)).rejects.toMatchObject({
+      code: "SVC_STALE_SIGNATURE",
+      status: 409,
+    });
+    await expect(stale.keysDelete("alice:1", alice.signingPrivateKey)).rejects.toMatchObject({
+      code: "SVC_STALE_SIGNATURE",
+      status: 401,
+    });
+    await expect(
+      api.inboxAck("alice:1", "0".repeat(64), alice.signingPrivateKey),
+    ).rejects.toMatchObject({ code: "SVC_BLOB_NOT_FOUND", status: 404 });
+  });
+
+  it("honours Retry-After on 429 and succeeds after the wait", async () => {
+    // 60 a minute refills one token a second: Retry-After is 1 s once the burst is spent.
+    const server = await startTestServer({ SVC_RATE_BUNDLE_PER_IP: "60" });
+    const impatient = apiOn(server.url, { maxRetries: 0 });
+    let refusal: unknown;
+    for (let i = 0; i < 200 && refusal === undefined; i++) {
+      await impatient.keysBundle(`nobody:${i}`).catch((error: unknown) => {
+        if ((error as SvcError).status === 429) refusal = error;
+      });
+    }
+    expect(refusal).toMatchObject({ code: "SVC_RATE_LIMITED", status: 429, retryAfterSeconds: 1 });
+
+    const started = Date.now();
+    const patient = apiOn(server.url, { maxRetries: 2 });
+    await expect(patient.keysBundle("nobody:x")).rejects.toMatchObject({
+      code: "SVC_NOT_REGISTERED",
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(Date.now() - started).toBeLessThan(2500);
+  });
+
+  it("refuses answers that are not the protocol's as BAD_RESPONSE, and unreachable servers as NETWORK", async () => {
+    const answering = (status: number, body: string) =>
+      apiOn("http://svc.test", {
+        fetch: async () =>
+          new Response(body, { status, headers: { "content-type": "application/json" } }),
+      });
+    await expect(answering(200, '{"count":-1}').keysCount("a:1")).rejects.toMatchObject({
+      code: "BAD_RESPONSE",
+    });
+    await expect(answering(502, "<html>bad gateway</html>").health()).rejects.toMatchObject({
+      code: "BAD_RESPONSE",
+    });
+    const unreachable = apiOn("http://127.0.0.1:1");
+    const error = await unreachable.health().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientError);
+    expect(error).toMatchObject({ code: "NETWORK" });
+  });
+});

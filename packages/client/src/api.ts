@@ -1,0 +1,220 @@
+import {
+  type BridgeKind,
+  bridgeQueryMessage,
+  ed25519Sign,
+  encodeBase64,
+  signedBody,
+} from "@svc/canonical";
+import { ROUTES } from "@svc/protocol";
+import type * as v from "valibot";
+import { type HttpOptions, request, urlOf } from "./http.js";
+
+type Routes = typeof ROUTES;
+/** The routes SvcApi calls: every JSON route of the prekey server (transfer is a peer's). */
+export type ApiRouteName = Exclude<keyof Routes, `transfer${string}`>;
+
+/** The validated success answer of a route. */
+export type ApiAnswer<N extends ApiRouteName> = v.InferOutput<Routes[N]["response"]>;
+/** A signed route's body as the caller gives it: signedAt and signature are added by the client. */
+export type ApiFields<N extends ApiRouteName> = Routes[N] extends {
+  body: infer S extends v.GenericSchema;
+}
+  ? Omit<v.InferInput<S>, "signedAt" | "signature">
+  : never;
+
+/** The 32-byte Ed25519 seed that signs a request (an identity signing key). */
+export type SigningKey = Uint8Array;
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ApiOptions extends HttpOptions {
+  /** Clock for signedAt (Unix ms). */
+  now: () => number;
+}
+
+/**
+ * One typed method per route of ROUTES (the transfer routes excepted: another server answers
+ * them). Signed bodies get their signedAt and D3 signature here, bridge polls their D7 signed
+ * query; answers are validated against the route's schema; an ErrorResponse is thrown as SvcError.
+ */
+export interface SvcApi {
+  health(options?: CallOptions): Promise<ApiAnswer<"health">>;
+  keysRegister(
+    fields: ApiFields<"keysRegister">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"keysRegister">>;
+  /** Consumes one of the address's one-time prekeys. A 404 SvcError carries `extra.ktProof`. */
+  keysBundle(address: string, options?: CallOptions): Promise<ApiAnswer<"keysBundle">>;
+  keysCount(address: string, options?: CallOptions): Promise<ApiAnswer<"keysCount">>;
+  keysReplenish(
+    fields: ApiFields<"keysReplenish">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"keysReplenish">>;
+  keysDelete(
+    address: string,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"keysDelete">>;
+  ktLogId(options?: CallOptions): Promise<ApiAnswer<"ktLogId">>;
+  ktSth(options?: CallOptions): Promise<ApiAnswer<"ktSth">>;
+  ktSthAt(treeSize: number, options?: CallOptions): Promise<ApiAnswer<"ktSthAt">>;
+  ktConsistency(
+    query: { from: number; to?: number },
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"ktConsistency">>;
+  ktLeaves(
+    query: { start: number; end?: number },
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"ktLeaves">>;
+  inboxRegister(
+    fields: ApiFields<"inboxRegister">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"inboxRegister">>;
+  inboxUnregister(
+    address: string,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"inboxUnregister">>;
+  /** `fields.senderPublicKey` must be the public key of `key`. */
+  inboxDeposit(
+    address: string,
+    fields: ApiFields<"inboxDeposit">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"inboxDeposit">>;
+  inboxFetch(
+    address: string,
+    fields: ApiFields<"inboxFetch">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"inboxFetch">>;
+  inboxAck(
+    address: string,
+    msgId: string,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"inboxAck">>;
+  /** Long-poll: answers at once when envelopes after `since` are queued, else within timeoutMs. */
+  bridgePoll(
+    query: BridgeQueryFields & { timeoutMs?: number },
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"bridgePoll">>;
+  /** A signed URL of the SSE (`stream`) or WebSocket (`ws`, ws:/wss: scheme) bridge; valid 5 minutes. */
+  bridgeUrl(kind: "stream" | "ws", query: BridgeQueryFields, key: SigningKey): string;
+}
+
+export interface BridgeQueryFields {
+  address: string;
+  /** receivedAt cursor: envelopes after it; absent = from the start. */
+  since?: number;
+}
+
+export function createApi(options: ApiOptions): SvcApi {
+  const http: HttpOptions = options;
+  const signed =
+    (method: string, path: string, fields: Record<string, unknown>, key: SigningKey) => () =>
+      signedBody(method, path, { ...fields, signedAt: options.now() }, key);
+  const get = <N extends ApiRouteName>(
+    name: N,
+    path: string,
+    query?: Record<string, number | undefined>,
+    call?: CallOptions,
+  ) =>
+    request(http, {
+      method: "GET",
+      path,
+      query,
+      response: ROUTES[name].response,
+      signal: call?.signal,
+    }) as Promise<ApiAnswer<N>>;
+  const write = <N extends ApiRouteName>(
+    name: N,
+    path: string,
+    fields: Record<string, unknown>,
+    key: SigningKey,
+    call?: CallOptions,
+  ) => {
+    const method = ROUTES[name].method;
+    return request(http, {
+      method,
+      path,
+      body: signed(method, path, fields, key),
+      response: ROUTES[name].response,
+      signal: call?.signal,
+    }) as Promise<ApiAnswer<N>>;
+  };
+  const signedQuery = (kind: BridgeKind, query: BridgeQueryFields, key: SigningKey) => {
+    const signedAt = options.now();
+    const message = bridgeQueryMessage({
+      address: query.address,
+      kind,
+      since: query.since,
+      signedAt,
+    });
+    return {
+      address: query.address,
+      kind,
+      since: query.since,
+      signedAt,
+      signature: encodeBase64(ed25519Sign(message, key)),
+    };
+  };
+
+  return {
+    health: (call) => get("health", "/health", undefined, call),
+    keysRegister: (fields, key, call) =>
+      write("keysRegister", "/v1/keys/register", fields, key, call),
+    keysBundle: (address, call) =>
+      get("keysBundle", `/v1/keys/bundle/${segment(address)}`, undefined, call),
+    keysCount: (address, call) =>
+      get("keysCount", `/v1/keys/count/${segment(address)}`, undefined, call),
+    keysReplenish: (fields, key, call) =>
+      write("keysReplenish", "/v1/keys/replenish", fields, key, call),
+    keysDelete: (address, key, call) =>
+      write("keysDelete", `/v1/keys/${segment(address)}`, {}, key, call),
+    ktLogId: (call) => get("ktLogId", "/v1/kt/log_id", undefined, call),
+    ktSth: (call) => get("ktSth", "/v1/kt/sth", undefined, call),
+    ktSthAt: (treeSize, call) => get("ktSthAt", `/v1/kt/sth/${treeSize}`, undefined, call),
+    ktConsistency: (query, call) => get("ktConsistency", "/v1/kt/consistency", query, call),
+    ktLeaves: (query, call) => get("ktLeaves", "/v1/kt/leaves", query, call),
+    inboxRegister: (fields, key, call) =>
+      write("inboxRegister", "/v1/inbox/register", fields, key, call),
+    inboxUnregister: (address, key, call) =>
+      write("inboxUnregister", `/v1/inbox/register/${segment(address)}`, {}, key, call),
+    inboxDeposit: (address, fields, key, call) =>
+      write("inboxDeposit", `/v1/inbox/${segment(address)}`, fields, key, call),
+    inboxFetch: (address, fields, key, call) =>
+      write("inboxFetch", `/v1/inbox/${segment(address)}/fetch`, fields, key, call),
+    inboxAck: (address, msgId, key, call) =>
+      write("inboxAck", `/v1/inbox/${segment(address)}/${segment(msgId)}`, {}, key, call),
+    bridgePoll: (query, key, call) =>
+      request(http, {
+        method: "GET",
+        path: ROUTES.bridgePoll.path,
+        // Signed once: a retry after Retry-After stays well inside the 5-minute freshness window.
+        query: { ...signedQuery("poll", query, key), timeoutMs: query.timeoutMs },
+        response: ROUTES.bridgePoll.response,
+        signal: call?.signal,
+      }),
+    bridgeUrl(kind, query, key) {
+      const url = urlOf(options.server, `/v1/bridge/${kind}`, signedQuery(kind, query, key));
+      return kind === "ws" ? url.replace(/^http/, "ws") : url;
+    },
+  };
+}
+
+/**
+ * A path segment as sent and signed. Addresses (D2) and msgIds need no escaping; anything else is
+ * percent-encoded, and the signature covers the encoded form, as D3 says.
+ */
+function segment(value: string): string {
+  return /^[A-Za-z0-9@:_.-]+$/.test(value) && value !== "." && value !== ".."
+    ? value
+    : encodeURIComponent(value);
+}

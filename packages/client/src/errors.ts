@@ -1,0 +1,44 @@
+/** Stable codes of {@link ClientError}: failures found on this side of the wire. */
+export type ClientErrorCode =
+  /** init() on a store that already holds an identity. */
+  | "IDENTITY_EXISTS"
+  /** An operation that needs an identity on a store that has none (run init first). */
+  | "NO_IDENTITY"
+  /** kt: "require", or a log pinned earlier, and the server does not serve key transparency. */
+  | "KT_UNAVAILABLE"
+  /** A bundle's ktProof does not prove its keys (a lying server); `cause` is the KtVerifyError. */
+  | "KT_VERIFICATION_FAILED"
+  /** An envelope that does not decrypt: tampered, replayed, truncated or of an unknown session. */
+  | "DECRYPT_FAILED"
+  /** A first message whose sender identity keys are not the ones the directory has for `from`. */
+  | "SENDER_MISMATCH"
+  /** A server answer that is not what the protocol schema says. */
+  | "BAD_RESPONSE"
+  /** The server did not answer (or a bridge did not open) in time. */
+  | "TIMEOUT"
+  /** The request did not reach the server (connection refused, reset, DNS). */
+  | "NETWORK"
+  /** The client was closed. */
+  | "CLOSED"
+  /** Another writer holds the key store. */
+  | "STORE_LOCKED"
+  /** The key store holds something that is not a StoredState of a known version. */
+  | "BAD_STATE";
+
+/** The one error class of @svc/client besides SvcError (which stands for a server's ErrorResponse). */
+export class ClientError extends Error {
+  override readonly name = "ClientError";
+  readonly code: ClientErrorCode;
+  /** The envelope concerned, when the error is about one. */
+  readonly msgId: string | undefined;
+
+  constructor(
+    code: ClientErrorCode,
+    message: string,
+    options: { cause?: unknown; msgId?: string } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.msgId = options.msgId;
+  }
+}
