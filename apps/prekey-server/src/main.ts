@@ -21,6 +21,11 @@ async function main(): Promise<void> {
     kt: config.kt.enabled,
     inbox: config.inbox.enabled,
   });
+  // Every statement fails from then on: exit, so that a supervisor restarts the server.
+  void server.svc.services.storage.failed.then((error) => {
+    logger.error("database thread failed", { reason: error.message });
+    process.exit(1);
+  });
 
   stopOnSignals(
     () => server.stop(),

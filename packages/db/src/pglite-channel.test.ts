@@ -55,9 +55,36 @@ describe("embedded database thread", () => {
     expect(await outside).toEqual([{ n: 0 }]);
   });
 
+  it("keeps the server's thread turning while a statement runs", async () => {
+    const storage = await storageOver(1024);
+    let slept = false;
+    const sleeping = preparedRows(storage.db, "select pg_sleep(5)", []).then(() => {
+      slept = true;
+    });
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(slept).toBe(false);
+    await sleeping;
+  });
+
+  it("takes a dump asked for while a statement runs once the statement is done", async () => {
+    const thread = await startPgliteThread();
+    opened.push(thread);
+    const storage = await pgliteStorage(thread);
+    await preparedRows(storage.db, "create table t (n int)", []);
+    const inserting = preparedRows(storage.db, "insert into t select 1 from pg_sleep(0.2)", []);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const dump = await thread.dump();
+    await inserting;
+    const copy = await pgliteStorage(await startPgliteThread({ loadDataDir: dump }));
+    opened.push(copy);
+    expect(await preparedRows(copy.db, "select n from t", [])).toEqual([{ n: 1 }]);
+  });
+
   it("refuses work once closed", async () => {
     const thread = await startPgliteThread();
     await thread.close();
-    expect(() => thread.execute(new Uint8Array(8))).toThrow(/closed/);
+    await expect(thread.execute(new Uint8Array(8))).rejects.toThrow(/closed/);
   });
 });

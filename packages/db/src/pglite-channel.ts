@@ -1,3 +1,4 @@
+/// <reference lib="es2024.sharedmemory" />
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
@@ -67,15 +68,29 @@ export async function startPgliteThread(options: PgliteThreadOptions = {}): Prom
 
 /**
  * The server's end of the embedded database: `execute` hands it PostgreSQL protocol bytes and
- * waits for the answer, blocking this thread as in-process PGlite did (a statement takes about a
- * tenth of a millisecond).
+ * awaits the answer (Atomics.waitAsync), so the server's thread goes on with timers and other
+ * requests while a statement runs. One exchange crosses the channel at a time; others queue.
+ *
+ * If the thread ends without being closed, the waiting exchange and every later one fail with
+ * its reason, and `failed` settles with it.
  */
 export class PgliteThread {
+  /** Settles, with the reason, if the thread ends without being closed. */
+  readonly failed: Promise<Error>;
   readonly #worker: Worker;
   readonly #control: Int32Array;
   readonly #requestArea: Uint8Array;
   readonly #answerArea: Uint8Array;
-  #stopped = false;
+  #fail: (reason: Error) => void = () => {};
+  #closed: Promise<void> | undefined;
+  /** Why no exchange can run any more: the thread was closed, or failed. */
+  #ended: Error | undefined;
+  /** Rejects the message exchange (dump, close) waiting for the thread's answer. */
+  #interruptMessage: ((reason: Error) => void) | undefined;
+  /** Exchanges started and not finished, counting queued ones: the thread is ref'd meanwhile. */
+  #pending = 0;
+  #busy = false;
+  readonly #queued: Array<() => void> = [];
 
   constructor(worker: Worker, shared: SharedArrayBuffer) {
     this.#worker = worker;
@@ -83,28 +98,33 @@ export class PgliteThread {
     const areaBytes = (shared.byteLength - CHANNEL.dataOffset) / 2;
     this.#requestArea = new Uint8Array(shared, CHANNEL.dataOffset, areaBytes);
     this.#answerArea = new Uint8Array(shared, CHANNEL.dataOffset + areaBytes, areaBytes);
-    worker.on("exit", () => {
-      this.#stopped = true;
+    this.failed = new Promise((resolve) => {
+      this.#fail = resolve;
+    });
+    worker.on("error", (error) => this.#end(error));
+    worker.on("exit", (code) => {
+      this.#end(new Error(`the embedded database thread exited with code ${code}`));
     });
   }
 
   /** Runs protocol messages (frontend bytes) and answers what the backend wrote in reply. */
-  execute(request: Uint8Array): Uint8Array {
-    if (this.#stopped) throw new Error("the embedded database is closed");
-    const capacity = this.#requestArea.length;
-    let offset = 0;
-    for (; request.length - offset > capacity; offset += capacity) {
-      this.#requestArea.set(request.subarray(offset, offset + capacity));
-      this.#call(OP.input, capacity);
-    }
-    this.#requestArea.set(request.subarray(offset));
-    let status = this.#call(OP.execute, request.length - offset);
-    const pieces = [this.#received()];
-    while (status === STATUS.more) {
-      status = this.#call(OP.next, 0);
-      pieces.push(this.#received());
-    }
-    return pieces.length === 1 ? (pieces[0] as Uint8Array) : Buffer.concat(pieces);
+  execute(request: Uint8Array): Promise<Uint8Array> {
+    return this.#exclusively(async () => {
+      const capacity = this.#requestArea.length;
+      let offset = 0;
+      for (; request.length - offset > capacity; offset += capacity) {
+        this.#requestArea.set(request.subarray(offset, offset + capacity));
+        await this.#call(OP.input, capacity);
+      }
+      this.#requestArea.set(request.subarray(offset));
+      let status = await this.#call(OP.execute, request.length - offset);
+      const pieces = [this.#received()];
+      while (status === STATUS.more) {
+        status = await this.#call(OP.next, 0);
+        pieces.push(this.#received());
+      }
+      return pieces.length === 1 ? (pieces[0] as Uint8Array) : Buffer.concat(pieces);
+    });
   }
 
   /** The whole database as a tarball (PGlite's dumpDataDir), to start other threads from. */
@@ -113,25 +133,49 @@ export class PgliteThread {
     return answer.dump;
   }
 
-  async close(): Promise<void> {
-    if (this.#stopped) return;
-    await this.#message({ op: "close" });
-    this.#stopped = true;
+  close(): Promise<void> {
+    this.#closed ??= this.#ended
+      ? Promise.resolve()
+      : this.#message({ op: "close" }).then(() => this.#end(closedError()));
+    return this.#closed;
   }
 
-  /** Hands the turn to the database thread, waits until it hands it back, and throws its failure. */
-  #call(op: number, length: number): number {
+  /**
+   * Runs one exchange once the channel is free. The thread is unref'd while idle, so that it
+   * does not keep the process alive; an exchange refs it, as a pending socket would.
+   */
+  async #exclusively<T>(exchange: () => Promise<T>): Promise<T> {
+    if (this.#pending++ === 0) this.#worker.ref();
+    try {
+      if (this.#busy) await new Promise<void>((resolve) => this.#queued.push(resolve));
+      this.#busy = true;
+      if (this.#ended) throw this.#ended;
+      return await exchange();
+    } finally {
+      const next = this.#queued.shift();
+      if (next) next();
+      else this.#busy = false;
+      if (--this.#pending === 0) this.#worker.unref();
+    }
+  }
+
+  /** Hands the turn to the database thread, awaits it back, and throws the thread's failure. */
+  async #call(op: number, length: number): Promise<number> {
     const control = this.#control;
     control[CHANNEL.op] = op;
     control[CHANNEL.length] = length;
     Atomics.store(control, CHANNEL.state, STATE.worker);
     Atomics.notify(control, CHANNEL.state);
     while (Atomics.load(control, CHANNEL.state) !== STATE.server) {
-      Atomics.wait(control, CHANNEL.state, STATE.worker);
+      if (this.#ended) throw this.#ended;
+      const wait = Atomics.waitAsync(control, CHANNEL.state, STATE.worker);
+      if (wait.async) await wait.value;
     }
     const status = control[CHANNEL.status] ?? STATUS.failed;
     if (status === STATUS.failed) {
-      throw new Error(`embedded database: ${decoder.decode(this.#received())}`);
+      // The thread answers its failure to the waiting exchange, then ends.
+      this.#end(new Error(decoder.decode(this.#received())));
+      throw this.#ended;
     }
     return status;
   }
@@ -141,18 +185,29 @@ export class PgliteThread {
   }
 
   /** Asks the thread to leave its shared-memory loop and answer one message. */
-  async #message<T>(request: { op: "dump" | "close" }): Promise<T> {
-    if (this.#stopped) throw new Error("the embedded database is closed");
-    this.#call(OP.yield, 0);
-    this.#worker.ref();
-    try {
-      return await new Promise<T>((resolve, reject) => {
-        this.#worker.once("message", resolve);
-        this.#worker.once("error", reject);
-        this.#worker.postMessage(request);
-      });
-    } finally {
-      this.#worker.unref();
-    }
+  #message<T>(request: { op: "dump" | "close" }): Promise<T> {
+    return this.#exclusively(async () => {
+      await this.#call(OP.yield, 0);
+      try {
+        return await new Promise<T>((resolve, reject) => {
+          this.#interruptMessage = reject;
+          this.#worker.once("message", resolve);
+          this.#worker.postMessage(request);
+        });
+      } finally {
+        this.#interruptMessage = undefined;
+      }
+    });
+  }
+
+  /** The first reason wins; it fails the exchange waiting for the thread, and all later ones. */
+  #end(reason: Error): void {
+    if (this.#ended) return;
+    this.#ended = this.#closed ? closedError() : reason;
+    if (!this.#closed) this.#fail(reason);
+    Atomics.notify(this.#control, CHANNEL.state);
+    this.#interruptMessage?.(this.#ended);
   }
 }
+
+const closedError = () => new Error("the embedded database is closed");

@@ -37,28 +37,33 @@ class PgliteSocket extends Duplex {
   override _read(): void {}
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error) => void) {
-    let answer: Uint8Array;
-    try {
-      answer = this.#thread.execute(chunk);
-    } catch (error) {
-      callback(error as Error);
-      return;
-    }
-    // postgres.js writes its next message while it reads this answer: hand the answer over only
-    // after this write has returned to it.
-    if (answer.length > 0) {
-      process.nextTick(() => {
-        this.push(answer);
-        forEachNotification(answer, this.#onNotification);
-      });
-    }
-    callback();
+    this.#send(chunk, callback);
+  }
+
+  /** The writes that waited while one ran go to the thread together, in one exchange. */
+  override _writev(writes: Array<{ chunk: Buffer }>, callback: (error?: Error) => void): void {
+    this.#send(Buffer.concat(writes.map((write) => write.chunk)), callback);
   }
 
   override _final(callback: () => void): void {
     this.push(null);
     callback();
     process.nextTick(() => this.destroy());
+  }
+
+  /**
+   * Writes wait in the stream's buffer while one runs. A failed write destroys the socket with
+   * the thread's reason: postgres.js fails the queries it sent, and each reconnection fails alike.
+   */
+  #send(request: Uint8Array, callback: (error?: Error) => void): void {
+    this.#thread.execute(request).then((answer) => {
+      // The next buffered write goes to the thread first, to run while postgres.js reads this.
+      callback();
+      if (answer.length > 0) {
+        this.push(answer);
+        forEachNotification(answer, this.#onNotification);
+      }
+    }, callback);
   }
 }
 

@@ -9,7 +9,7 @@
  * rarely collected.
  *
  * Requests arrive through shared memory, not messages: the server's thread writes protocol bytes,
- * wakes this one and waits (Atomics) for the answer, as it waited for in-process PGlite before.
+ * wakes this one and awaits the answer (Atomics.waitAsync), serving other work meanwhile.
  * Plain JavaScript because worker threads load files as they are, from the sources in tests too.
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -77,7 +77,8 @@ const answer = {
       answerArea.set(piece, answer.written);
       answer.written += piece.length;
     } else {
-      (answer.overflow ??= []).push(piece.slice());
+      answer.overflow ??= [];
+      answer.overflow.push(piece.slice());
     }
     return piece.length;
   },
@@ -111,16 +112,9 @@ async function serve() {
       pieces = [];
       answer.written = 0;
       answer.overflow = undefined;
-      try {
-        // Runs at once (this thread only waits for the promise); statement errors are part of
-        // the answer, so only a broken database rejects.
-        await db.execProtocolRawStream(request, { syncToFs: false, onRawData: answer.collect });
-      } catch (error) {
-        const message = encoder.encode(String(error)).subarray(0, answerArea.length);
-        answerArea.set(message);
-        handOver(STATUS.failed, message.length);
-        continue;
-      }
+      // Runs at once (this thread only waits for the promise); statement errors are part of the
+      // answer, so only a broken database rejects, and that ends the thread (serveUntilBroken).
+      await db.execProtocolRawStream(request, { syncToFs: false, onRawData: answer.collect });
       rest = answer.overflow ? concat(answer.overflow) : new Uint8Array(0);
       sent = 0;
       handOver(rest.length > 0 ? STATUS.more : STATUS.done, answer.written);
@@ -157,8 +151,8 @@ function concat(pieces) {
 }
 
 /**
- * The server's thread waits for this one without a timeout, so nothing here may end silently: a
- * failure is answered to the request waiting for it, and ends the thread.
+ * A failure is answered to the request waiting for it, with its reason, and ends the thread: the
+ * server's thread then fails every later request (and hears of the exit if none was waiting).
  */
 function serveUntilBroken() {
   serve().catch((/** @type {unknown} */ error) => {

@@ -31,6 +31,12 @@ export interface Storage {
   ): Promise<() => Promise<void>>;
   /** Sends one notification per payload, in one statement. */
   notify(channel: string, payloads: readonly string[]): Promise<void>;
+  /**
+   * Settles, with the reason, if the storage is broken for good: the embedded database's thread
+   * ended without being closed, and every statement fails from then on. Never on PostgreSQL,
+   * where postgres.js replaces a lost connection.
+   */
+  readonly failed: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -89,6 +95,7 @@ export async function pgliteStorage(
   }
   return {
     ...driverStorage("pglite", client, 1),
+    failed: thread.failed,
     // One session: LISTEN on it, and the socket hands each notification to the listeners here.
     async listen(channel, onPayload, onListen) {
       let channelListeners = listeners.get(channel);
@@ -122,6 +129,7 @@ async function openPostgres(
   const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
   return {
     ...driverStorage("postgres", client, 2),
+    failed: new Promise<Error>(() => {}),
     async listen(channel, onPayload, onListen) {
       const { unlisten } = await client.listen(channel, onPayload, onListen);
       return unlisten;
@@ -137,7 +145,7 @@ function driverStorage(
   kind: StorageKind,
   client: postgres.Sql,
   batchConcurrency: number,
-): Omit<Storage, "listen" | "close"> {
+): Omit<Storage, "listen" | "failed" | "close"> {
   return {
     kind,
     db: drizzle(client) as unknown as Database,
