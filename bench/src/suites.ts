@@ -2,6 +2,7 @@ import { bridgesSuite } from "./bridges/bridges.js";
 import { inboxSuite } from "./inbox/inbox.js";
 import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
+import { ratchetSuite } from "./ratchet/ratchet.js";
 
 /** One entry per suite file; each prints its own table(s). */
 export const suites: Record<string, () => Promise<void>> = {
@@ -9,4 +10,5 @@ export const suites: Record<string, () => Promise<void>> = {
   inbox: inboxSuite,
   bridges: bridgesSuite,
   kt: ktSuite,
+  ratchet: ratchetSuite,
 };

@@ -1,0 +1,97 @@
+import { type BenchRow, printTable } from "../harness/table.js";
+import { chromiumRatchetRates } from "./ratchet-browser.js";
+import {
+  type MessageRate,
+  measureRatchet,
+  type RatchetRates,
+  type RatchetTiming,
+} from "./workloads.js";
+
+/** BENCH_QUICK=1 times a fifth as long: for trying the suite, not for numbers to quote. */
+const QUICK = process.env.BENCH_QUICK === "1";
+const TIMING: Omit<RatchetTiming, "cpuMs"> = {
+  rounds: 5,
+  symmetricMs: QUICK ? 60 : 300,
+  dhMs: QUICK ? 100 : 500,
+};
+/** Symmetric step + AEAD, 1 KiB, encrypt+decrypt, one core in Node (client side, item 6). */
+const SYMMETRIC_TARGET = 10_000;
+
+/**
+ * @svc/ratchet: 1 KiB messages encrypted by one Session and decrypted by the other, (a) in one
+ * direction (symmetric steps only) and (b) in strict alternation (a DH-ratchet step per message),
+ * in Node and in headless Chromium. Each beside its crypto bound in the same run: the same
+ * KDF_CK and XChaCha20-Poly1305 on the same bytes without the session, and for DH steps the
+ * X25519 operations alone.
+ */
+export async function ratchetSuite(): Promise<void> {
+  const node = await measureRatchet({ ...TIMING, cpuMs: processCpuMs });
+  printTable(
+    "ratchet: 1 KiB messages, encrypt+decrypt, Node, one thread (ops/s = messages per wall second)",
+    rows(node, "node"),
+  );
+  const browser = await chromiumRatchetRates(TIMING);
+  if (browser === undefined) {
+    console.log("\n(ratchet in Chromium skipped: /usr/bin/chromium is not installed)");
+    return;
+  }
+  printTable(
+    "ratchet: 1 KiB messages, encrypt+decrypt, headless Chromium, page's thread (ops/s = messages per wall second)",
+    rows(browser, "chromium"),
+  );
+}
+
+function rows(rates: RatchetRates, runtime: "node" | "chromium"): BenchRow[] {
+  const symmetricBound = "bound: KDF_CK + XChaCha20-Poly1305, no session";
+  const dhBound = "bound: DHRatchet's 3 X25519 alone";
+  const { symmetric, dhSteps } = rates;
+  const target =
+    runtime === "node" && symmetric.ours.perCpuSecond !== undefined
+      ? `; target >= ${SYMMETRIC_TARGET.toLocaleString("en-US")}/s on one core: ${symmetric.ours.perCpuSecond >= SYMMETRIC_TARGET ? "met" : "NOT met"}`
+      : "";
+  return [
+    {
+      name: symmetricBound,
+      opsPerSec: symmetric.bound.perWallSecond,
+      note: `${perCpu(symmetric.bound)}per message: 2 KDF_CK, 24 random bytes, seal + open, 170-byte AD`,
+    },
+    {
+      name: "Session, symmetric steps (one direction)",
+      opsPerSec: symmetric.ours.perWallSecond,
+      baseline: symmetricBound,
+      note: `${perCpu(symmetric.ours, symmetric.bound)}encrypt -> decrypt${target}`,
+    },
+    {
+      name: "Session, symmetric steps, state saved and restored after each",
+      opsPerSec: symmetric.persisted.perWallSecond,
+      baseline: "Session, symmetric steps (one direction)",
+      note: `${perCpu(symmetric.persisted, symmetric.ours)}serialize + deserialize on both sides per message, as a client persists them`,
+    },
+    {
+      name: dhBound,
+      opsPerSec: dhSteps.bound.perWallSecond,
+      note: `${perCpu(dhSteps.bound)}per message: 2 DH + 1 key pair (@noble/curves)`,
+    },
+    {
+      name: "Session, DH step per message (ping-pong)",
+      opsPerSec: dhSteps.ours.perWallSecond,
+      baseline: dhBound,
+      note: `${perCpu(dhSteps.ours, dhSteps.bound)}adds 2 KDF_RK (HKDF), KDF_CK, AEAD, state to the bound`,
+    },
+  ];
+}
+
+/** "N/s per CPU-second (P% of the baseline's); " where the runtime reads its CPU time. */
+function perCpu(rate: MessageRate, bound?: MessageRate): string {
+  if (rate.perCpuSecond === undefined) return "";
+  const ofBound =
+    bound?.perCpuSecond === undefined
+      ? ""
+      : ` (${((rate.perCpuSecond / bound.perCpuSecond) * 100).toFixed(0)}% of the baseline's)`;
+  return `${Math.round(rate.perCpuSecond).toLocaleString("en-US")}/s per CPU-second${ofBound}; `;
+}
+
+function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
