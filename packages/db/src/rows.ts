@@ -23,3 +23,10 @@ export async function preparedRows<Row>(
 export async function executeRows<Row>(db: Database, query: SQL): Promise<Row[]> {
   return (await db.execute(query)) as unknown as Row[];
 }
+
+/** postgres.js hands back bytea as Buffers: callers get plain Uint8Array views of the same bytes. */
+export function plainBytes(value: Uint8Array): Uint8Array {
+  return value.constructor === Uint8Array
+    ? value
+    : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+}

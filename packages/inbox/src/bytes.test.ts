@@ -1,7 +1,7 @@
 import { encodeBase64 } from "@svc/canonical";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { equalBytes, toBase64 } from "./bytes.js";
+import { toBase64 } from "./bytes.js";
 
 describe("toBase64", () => {
   it("writes exactly what @svc/canonical's encodeBase64 writes, for views into larger buffers too", () => {
@@ -11,13 +11,5 @@ describe("toBase64", () => {
         expect(toBase64(view)).toBe(encodeBase64(view));
       }),
     );
-  });
-});
-
-describe("equalBytes", () => {
-  it("compares length and content", () => {
-    expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 2))).toBe(true);
-    expect(equalBytes(Uint8Array.of(1, 2), Uint8Array.of(1, 3))).toBe(false);
-    expect(equalBytes(Uint8Array.of(1), Uint8Array.of(1, 2))).toBe(false);
   });
 });

@@ -1,9 +1,3 @@
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * RFC 4648 base64 (standard alphabet, padded), as `encodeBase64` of @svc/canonical writes it, but
  * through Node's native encoder: fetch and backlog reads encode up to 100 blobs of up to 64 MiB.

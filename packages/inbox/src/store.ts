@@ -1,7 +1,8 @@
+import { equalBytes } from "@svc/canonical";
 import { createBatcher, type Database, preparedRows } from "@svc/db";
 import type { BridgeEnvelope, FetchPage } from "@svc/protocol";
 import { and, eq, sql } from "drizzle-orm";
-import { equalBytes, toBase64 } from "./bytes.js";
+import { toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
 import {
   type DepositInput,

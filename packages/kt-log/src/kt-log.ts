@@ -1,3 +1,4 @@
+import { equalBytes } from "@svc/canonical";
 import { createBatcher, type Storage } from "@svc/db";
 import { encodeLeaf, type KtLeaf, type KtProof, type SignedTreeHead } from "@svc/kt-verify";
 import {
@@ -5,7 +6,6 @@ import {
   consistencyProofPlan,
   emptyMapRoot,
   emptyRoot,
-  equalBytes,
   inclusionProofPlan,
   type MapRows,
   mapKey,

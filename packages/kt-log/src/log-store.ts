@@ -1,5 +1,5 @@
 import { bytesToHex } from "@svc/canonical";
-import { type Database, executeRows, preparedRows } from "@svc/db";
+import { type Database, executeRows, plainBytes, preparedRows } from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
@@ -40,7 +40,7 @@ export async function readLogIdentity(db: Database): Promise<StoredLogIdentity |
     })
     .from(ktLog)
     .where(eq(ktLog.id, 1));
-  return row && { ...row, logId: bytes(row.logId), publicKey: bytes(row.publicKey) };
+  return row && { ...row, logId: plainBytes(row.logId), publicKey: plainBytes(row.publicKey) };
 }
 
 export async function insertLogIdentity(
@@ -65,10 +65,10 @@ export async function readSth(
     row && {
       treeSize: row.treeSize,
       timestampMs: row.timestampMs,
-      rootHash: bytes(row.rootHash),
-      indexRoot: bytes(row.indexRoot),
+      rootHash: plainBytes(row.rootHash),
+      indexRoot: plainBytes(row.indexRoot),
       logId,
-      signature: bytes(row.signature),
+      signature: plainBytes(row.signature),
     }
   );
 }
@@ -105,7 +105,8 @@ export async function readSubtrees(
         where level = q.lv and node_index = q.i limit 1
       ) s`,
   );
-  for (const row of rows) out.set(subtreeKey(row.level, Number(row.node_index)), bytes(row.hash));
+  for (const row of rows)
+    out.set(subtreeKey(row.level, Number(row.node_index)), plainBytes(row.hash));
   return out;
 }
 
@@ -144,13 +145,13 @@ export async function readMapRows(
   );
   const out = new Map<string, MapRow>();
   for (const row of rows) {
-    const prefix = bytes(row.prefix);
+    const prefix = plainBytes(row.prefix);
     out.set(mapNodeKey(row.depth, prefix), {
       depth: row.depth,
       prefix,
-      hash: bytes(row.hash),
-      leafKey: row.leaf_key && bytes(row.leaf_key),
-      leafValue: row.leaf_value && bytes(row.leaf_value),
+      hash: plainBytes(row.hash),
+      leafKey: row.leaf_key && plainBytes(row.leaf_key),
+      leafValue: row.leaf_value && plainBytes(row.leaf_value),
     });
   }
   return out;
@@ -173,7 +174,7 @@ export async function readLatestLeaf(
     .where(and(eq(ktLeaves.address, address), lt(ktLeaves.leafIndex, treeSize)))
     .orderBy(desc(ktLeaves.leafIndex))
     .limit(1);
-  return row && { leafIndex: row.leafIndex, leaf: bytes(row.leaf) };
+  return row && { leafIndex: row.leafIndex, leaf: plainBytes(row.leaf) };
 }
 
 /** Leaves with index in [start, end), in order. */
@@ -183,7 +184,7 @@ export async function readLeaves(db: Database, start: number, end: number): Prom
     .from(ktLeaves)
     .where(and(gte(ktLeaves.leafIndex, start), lt(ktLeaves.leafIndex, end)))
     .orderBy(asc(ktLeaves.leafIndex));
-  return rows.map((row) => bytes(row.leaf));
+  return rows.map((row) => plainBytes(row.leaf));
 }
 
 export interface AppendRows {
@@ -244,13 +245,6 @@ function sthRow(sth: SignedTreeHead) {
   };
 }
 
-/** The driver hands back Buffers: expose plain Uint8Array views (what kt-verify compares). */
-function bytes(value: Uint8Array): Uint8Array {
-  return value.constructor === Uint8Array
-    ? value
-    : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
-}
-
 const LATEST_STH = `
   select tree_size, timestamp_ms, root_hash, index_root, signature
   from kt_sths order by tree_size desc limit 1`;
@@ -273,10 +267,10 @@ export async function readLatestSth(
     row && {
       treeSize: Number(row.tree_size),
       timestampMs: Number(row.timestamp_ms),
-      rootHash: bytes(row.root_hash),
-      indexRoot: bytes(row.index_root),
+      rootHash: plainBytes(row.root_hash),
+      indexRoot: plainBytes(row.index_root),
       logId,
-      signature: bytes(row.signature),
+      signature: plainBytes(row.signature),
     }
   );
 }
@@ -339,23 +333,23 @@ export async function readProofState(
       state.sth = {
         treeSize: Number(row.n),
         timestampMs: Number(row.m),
-        rootHash: bytes(row.a),
-        indexRoot: bytes(row.b as Uint8Array),
+        rootHash: plainBytes(row.a),
+        indexRoot: plainBytes(row.b as Uint8Array),
         logId,
-        signature: bytes(row.c as Uint8Array),
+        signature: plainBytes(row.c as Uint8Array),
       };
     } else if (row.kind === "leaf") {
       // `with ordinality` counts from 1.
-      state.leaves.set(Number(row.i) - 1, { leafIndex: Number(row.n), leaf: bytes(row.a) });
+      state.leaves.set(Number(row.i) - 1, { leafIndex: Number(row.n), leaf: plainBytes(row.a) });
     } else {
-      const prefix = bytes(row.a);
+      const prefix = plainBytes(row.a);
       const depth = Number(row.n);
       state.mapRows.set(mapNodeKey(depth, prefix), {
         depth,
         prefix,
-        hash: bytes(row.b as Uint8Array),
-        leafKey: row.c && bytes(row.c),
-        leafValue: row.d && bytes(row.d),
+        hash: plainBytes(row.b as Uint8Array),
+        leafKey: row.c && plainBytes(row.c),
+        leafValue: row.d && plainBytes(row.d),
       });
     }
   }

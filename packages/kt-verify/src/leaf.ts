@@ -1,5 +1,4 @@
-import { normalizeAddress } from "@svc/canonical";
-import { concatBytes, equalBytes, u64be } from "@svc/merkle";
+import { concatBytes, equalBytes, normalizeAddress, u64be } from "@svc/canonical";
 import { KtVerifyError } from "./errors.js";
 
 /** Domain separation of log leaves: the ASCII bytes `svc-kt-leaf-v1` and 0x00. */

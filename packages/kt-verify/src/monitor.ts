@@ -1,12 +1,5 @@
-import { encodeBase64, isValidAddress, normalizeAddress } from "@svc/canonical";
-import {
-  CompactRange,
-  equalBytes,
-  leafHash,
-  mapKey,
-  SparseMerkleMap,
-  verifyConsistency,
-} from "@svc/merkle";
+import { encodeBase64, equalBytes, isValidAddress, normalizeAddress } from "@svc/canonical";
+import { CompactRange, leafHash, mapKey, SparseMerkleMap, verifyConsistency } from "@svc/merkle";
 import { KtVerifyError } from "./errors.js";
 import { decodeLeaf } from "./leaf.js";
 import type { LogClient } from "./log-client.js";

@@ -1,6 +1,5 @@
-import { encodeBase64, normalizeAddress } from "@svc/canonical";
+import { encodeBase64, equalBytes, normalizeAddress } from "@svc/canonical";
 import {
-  equalBytes,
   leafHash,
   MAP_DEPTH,
   type MapProof,

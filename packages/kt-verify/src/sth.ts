@@ -1,6 +1,5 @@
 import { sha256 } from "@noble/hashes/sha2.js";
-import { encodeBase64 } from "@svc/canonical";
-import { concatBytes, u64be } from "@svc/merkle";
+import { concatBytes, encodeBase64, u64be } from "@svc/canonical";
 import { fieldBytes, fieldCount, requireObject } from "./wire.js";
 
 /** DOMAIN_STH (D8): the 14 ASCII bytes `svc-kt-sth-v1` and 0x00. */

@@ -1,5 +1,5 @@
-import { decodeBase64 } from "@svc/canonical";
-import { equalBytes, verifyConsistency } from "@svc/merkle";
+import { decodeBase64, equalBytes } from "@svc/canonical";
+import { verifyConsistency } from "@svc/merkle";
 import { KtVerifyError } from "./errors.js";
 import { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
 import {

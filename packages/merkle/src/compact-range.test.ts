@@ -1,5 +1,5 @@
+import { concatBytes, u64be } from "@svc/canonical";
 import { describe, expect, it } from "vitest";
-import { concatBytes, u64be } from "./bytes.js";
 import { CompactRange } from "./compact-range.js";
 import { MerkleError } from "./errors.js";
 import { rootNodes, subtreeKey } from "./subtree.js";

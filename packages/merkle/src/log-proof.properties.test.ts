@@ -1,6 +1,6 @@
+import { concatBytes, u64be } from "@svc/canonical";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { concatBytes, u64be } from "./bytes.js";
 import { verifyConsistency, verifyInclusion } from "./log-verify.js";
 import { MemoryTree } from "./memory-tree.js";
 import {

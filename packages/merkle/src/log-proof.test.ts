@@ -1,6 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
+import { concatBytes, u64be } from "@svc/canonical";
 import { describe, expect, it } from "vitest";
-import { concatBytes, u64be } from "./bytes.js";
 import { MerkleError } from "./errors.js";
 import vectors from "./fixtures/rfc9162.json" with { type: "json" };
 import {

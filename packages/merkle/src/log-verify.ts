@@ -1,5 +1,5 @@
+import { equalBytes } from "@svc/canonical";
 import { assertCount, assertHash, isHash } from "./assert.js";
-import { equalBytes } from "./bytes.js";
 import { emptyRoot, nodeHash } from "./tree-hash.js";
 
 /**

@@ -1,4 +1,4 @@
-import { equalBytes } from "./bytes.js";
+import { equalBytes } from "@svc/canonical";
 import { EMPTY_MAP_NODE, MAP_DEPTH, mapLeafHash, mapNodeHash } from "./map-hash.js";
 import {
   commonPrefixBits,

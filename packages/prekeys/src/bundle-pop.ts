@@ -1,5 +1,4 @@
-import { type Database, preparedRows } from "@svc/db";
-import { bytes } from "./bytes.js";
+import { type Database, plainBytes, preparedRows } from "@svc/db";
 import type { PreKeyBundle } from "./types.js";
 
 interface PoppedRow {
@@ -94,16 +93,16 @@ export async function popBundles(
 function toBundle(row: PoppedRow): PreKeyBundle {
   const bundle: PreKeyBundle = {
     address: row.address,
-    identitySigningKey: bytes(row.signing_key),
-    identityDHKey: bytes(row.dh_key),
+    identitySigningKey: plainBytes(row.signing_key),
+    identityDHKey: plainBytes(row.dh_key),
     signedPreKey: {
       keyId: Number(row.signed_prekey_id),
-      publicKey: bytes(row.signed_prekey),
-      signature: bytes(row.signed_prekey_signature),
+      publicKey: plainBytes(row.signed_prekey),
+      signature: plainBytes(row.signed_prekey_signature),
     },
   };
   if (row.key_id !== null && row.public_key !== null) {
-    bundle.oneTimePreKey = { keyId: Number(row.key_id), publicKey: bytes(row.public_key) };
+    bundle.oneTimePreKey = { keyId: Number(row.key_id), publicKey: plainBytes(row.public_key) };
   }
   return bundle;
 }

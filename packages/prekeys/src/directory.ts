@@ -1,9 +1,9 @@
-import { createBatcher, type Database } from "@svc/db";
+import { equalBytes } from "@svc/canonical";
+import { createBatcher, type Database, plainBytes } from "@svc/db";
 import { and, count, eq, sql } from "drizzle-orm";
 import { popBundles } from "./bundle-pop.js";
-import { bytes } from "./bytes.js";
 import { PrekeyError } from "./errors.js";
-import { bytesEqual, requireSameIdentity } from "./identity-rules.js";
+import { requireSameIdentity } from "./identity-rules.js";
 import { planAppend } from "./queue-rules.js";
 import { identities, oneTimePrekeys } from "./schema.js";
 import type {
@@ -181,7 +181,7 @@ async function appendLocked(
 }
 
 function requireSigningKey(stored: Identity, identitySigningKey: Uint8Array): void {
-  if (!bytesEqual(stored.identitySigningKey, identitySigningKey)) throw identityReplaced();
+  if (!equalBytes(stored.identitySigningKey, identitySigningKey)) throw identityReplaced();
 }
 
 function identityReplaced(): PrekeyError {
@@ -202,12 +202,12 @@ function identityColumns(identity: Identity) {
 function toIdentity(row: IdentityRow): Identity {
   return {
     address: row.address,
-    identitySigningKey: bytes(row.signingKey),
-    identityDHKey: bytes(row.dhKey),
+    identitySigningKey: plainBytes(row.signingKey),
+    identityDHKey: plainBytes(row.dhKey),
     signedPreKey: {
       keyId: row.signedPreKeyId,
-      publicKey: bytes(row.signedPreKey),
-      signature: bytes(row.signedPreKeySignature),
+      publicKey: plainBytes(row.signedPreKey),
+      signature: plainBytes(row.signedPreKeySignature),
     },
   };
 }

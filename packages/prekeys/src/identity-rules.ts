@@ -1,4 +1,4 @@
-import type { Ed25519Verifier } from "@svc/canonical";
+import { type Ed25519Verifier, equalBytes } from "@svc/canonical";
 import { PrekeyError } from "./errors.js";
 import type { SignedPreKey } from "./types.js";
 
@@ -8,8 +8,8 @@ export function requireSameIdentity(
   claimed: { identitySigningKey: Uint8Array; identityDHKey: Uint8Array },
 ): void {
   if (
-    !bytesEqual(stored.identitySigningKey, claimed.identitySigningKey) ||
-    !bytesEqual(stored.identityDHKey, claimed.identityDHKey)
+    !equalBytes(stored.identitySigningKey, claimed.identitySigningKey) ||
+    !equalBytes(stored.identityDHKey, claimed.identityDHKey)
   ) {
     throw new PrekeyError(
       "SVC_IDENTITY_MISMATCH",
@@ -30,10 +30,4 @@ export function verifySignedPreKey(
       "signedPreKey.signature does not verify with the identity signing key",
     );
   }
-}
-
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }

@@ -1,5 +1,5 @@
+import { equalBytes } from "@svc/canonical";
 import { PrekeyError } from "./errors.js";
-import { bytesEqual } from "./identity-rules.js";
 import type { OneTimePreKey } from "./types.js";
 
 export const MAX_PREKEYS_PER_REQUEST = 100;
@@ -25,7 +25,7 @@ export function planAppend(queued: OneTimePreKey[], entries: OneTimePreKey[]): O
     if (existing === undefined) {
       known.set(entry.keyId, entry.publicKey);
       fresh.push(entry);
-    } else if (!bytesEqual(existing, entry.publicKey)) {
+    } else if (!equalBytes(existing, entry.publicKey)) {
       throw new PrekeyError(
         "SVC_BAD_REQUEST",
         `one-time prekey ${entry.keyId} is already queued with another public key`,

@@ -1,24 +1,4 @@
-/** Byte helpers for the fixed-width fields of envelopes and serialized state. */
-
-export function concatBytes(...arrays: Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const a of arrays) length += a.length;
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const a of arrays) {
-    out.set(a, offset);
-    offset += a.length;
-  }
-  return out;
-}
-
-/** Byte equality; the running time depends only on the lengths, not on where the arrays differ. */
-export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
-  return diff === 0;
-}
+/** Writing and reading the fixed-width fields of envelopes and serialized state. */
 
 /** Appends fixed-width fields to a buffer of known final size. */
 export class ByteWriter {

@@ -1,5 +1,5 @@
+import { concatBytes, equalBytes } from "@svc/canonical";
 import { decrypt, encrypt, NONCE_SIZE } from "./aead.js";
-import { concatBytes, equalBytes } from "./bytes.js";
 import { dh, generateDh } from "./dh.js";
 import { type DecodedEnvelope, encodeEnvelopePrefix } from "./envelope.js";
 import { RatchetError } from "./errors.js";

@@ -1,9 +1,9 @@
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
+import { concatBytes } from "@svc/canonical";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { concatBytes } from "./bytes.js";
 import { kdfCk, kdfRk, kdfX3dh, ROOT_INFO, X3DH_INFO } from "./kdf.js";
 
 const key = fc.uint8Array({ minLength: 32, maxLength: 32 });

@@ -1,7 +1,7 @@
 import { hkdf } from "@noble/hashes/hkdf.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { concatBytes } from "./bytes.js";
+import { concatBytes } from "@svc/canonical";
 
 const utf8 = new TextEncoder();
 

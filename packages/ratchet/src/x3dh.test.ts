@@ -1,6 +1,6 @@
 import { ed25519, x25519 } from "@noble/curves/ed25519.js";
+import { concatBytes } from "@svc/canonical";
 import { describe, expect, it } from "vitest";
-import { concatBytes } from "./bytes.js";
 import { generateDh } from "./dh.js";
 import { RatchetError } from "./errors.js";
 import { createIdentity, createOneTimePreKey, createSignedPreKey } from "./identity.js";

@@ -3,7 +3,7 @@
  * PROOF/SUBPROOF) over a list of leaf hashes, and of the index map's root and proofs over its key
  * set. Slow and obvious: the oracle the package's iterative, storage-backed code is compared with.
  */
-import { equalBytes } from "../bytes.js";
+import { equalBytes } from "@svc/canonical";
 import { EMPTY_MAP_NODE, mapLeafHash, mapNodeHash } from "../map-hash.js";
 import { keyBit } from "../map-path.js";
 import type { MapEntry, MapProof } from "../map-proof.js";

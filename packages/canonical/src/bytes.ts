@@ -1,4 +1,15 @@
-import { assertBytes, assertCount } from "./assert.js";
+/** Byte helpers shared by every package: one definition of each. */
+
+function assertBytes(name: string, value: unknown): asserts value is Uint8Array {
+  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+}
+
+function assertCount(name: string, value: unknown): asserts value is number {
+  if (typeof value !== "number") throw new TypeError(`${name} must be a number`);
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(`${name} must be a non-negative safe integer, got ${value}`);
+  }
+}
 
 /** Big-endian 8-byte encoding of a non-negative safe integer (tree sizes, timestamps). */
 export function u64be(n: number): Uint8Array {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { concatBytes, equalBytes, u64be } from "./bytes.js";
-import { hex } from "./test-support/reference.js";
+import { bytesToHex as hex } from "./hex.js";
 
 describe("u64be", () => {
   it.each([
