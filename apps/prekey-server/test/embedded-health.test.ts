@@ -33,7 +33,7 @@ describe("the server on its embedded database", () => {
     const health = await fetch(`${server.url}/health`);
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: "error" });
-    expect(performance.now() - started).toBeLessThan(2500);
+    expect(performance.now() - started).toBeLessThan(2000);
     await sleeping;
   });
 });

@@ -4,7 +4,8 @@ import { openApiText } from "../openapi/document.js";
 import type { Services } from "../services.js";
 
 const SERVICE = "svc-prekey-server";
-const PROBE_TIMEOUT_MS = 2000;
+/** Under the 2 s within which /health and /ready promise an answer, with room to send it. */
+const PROBE_TIMEOUT_MS = 1500;
 
 export function registerOperationsRoutes(app: Hono<AppEnv>, services: Services): void {
   const storageUp = () => withinTimeout(services.storage.ping().then(() => true));
@@ -48,7 +49,7 @@ async function probe(check: (() => Promise<boolean>) | undefined): Promise<boole
   return check ? withinTimeout(check()) : undefined;
 }
 
-/** A probe that does not answer within 2 s counts as down (and must not hold /health open). */
+/** A probe that does not answer in time counts as down (and must not hold /health open). */
 function withinTimeout(work: Promise<boolean>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
