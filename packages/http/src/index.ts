@@ -16,6 +16,7 @@ export {
   parseBridgeQuery,
   parsePresenceQuery,
   queryParam,
+  requireRecipientSignature,
   type SignedQuery,
   verifySignedQuery,
 } from "./signed-query.js";

@@ -73,13 +73,27 @@ export function verifySignedQuery(
   query: SignedQuery,
   now: number,
 ): void {
+  requireRecipientSignature(boundKey, (key) =>
+    verifier.verify(query.signature, query.message, key),
+  );
+  requireFresh(query.signedAt, now, "other");
+}
+
+/**
+ * A recipient's request (inbox fetch, ack, unregister, bridges) is signed with the key its
+ * address is bound to. No registration means no key to verify with: 401 like a wrong key.
+ */
+export function requireRecipientSignature(
+  boundKey: Uint8Array | undefined,
+  signatureValid: (boundKey: Uint8Array) => boolean,
+): Uint8Array {
   if (boundKey === undefined) {
     throw new SvcError("SVC_WRONG_KEY", "the address has no inbox registration");
   }
-  if (!verifier.verify(query.signature, query.message, boundKey)) {
+  if (!signatureValid(boundKey)) {
     throw new SvcError("SVC_BAD_SIGNATURE", "the signature does not verify with the bound key");
   }
-  requireFresh(query.signedAt, now, "other");
+  return boundKey;
 }
 
 /** A query parameter that must appear at most once (exactly once when required). */

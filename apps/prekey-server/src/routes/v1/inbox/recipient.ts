@@ -1,5 +1,5 @@
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
-import { requireFresh, signedBodyValid } from "@svc/http";
+import { requireFresh, requireRecipientSignature, signedBodyValid } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
 import { SvcError } from "@svc/protocol";
 import type { Context } from "hono";
@@ -28,13 +28,9 @@ export async function authenticateRecipient(
   body: Record<string, unknown> & { signedAt: number },
   address: string,
 ): Promise<Uint8Array> {
-  const boundKey = await store.bindingKey(address);
-  if (boundKey === undefined) {
-    throw new SvcError("SVC_WRONG_KEY", "the address has no inbox registration");
-  }
-  if (!signedBodyValid(services.verifier, c, body, boundKey)) {
-    throw new SvcError("SVC_BAD_SIGNATURE", "the signature does not verify with the bound key");
-  }
+  const boundKey = requireRecipientSignature(await store.bindingKey(address), (key) =>
+    signedBodyValid(services.verifier, c, body, key),
+  );
   requireFresh(body.signedAt, services.now(), "inbox");
   return boundKey;
 }
