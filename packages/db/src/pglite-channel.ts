@@ -1,4 +1,5 @@
 /// <reference lib="es2024.sharedmemory" />
+/// <reference path="./webassembly.d.ts" />
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
