@@ -1,31 +1,13 @@
-/** Keys are raw bytes here; base64 is the wire's business. */
-export interface SignedPreKey {
-  keyId: number;
-  /** X25519 public key, 32 bytes. */
-  publicKey: Uint8Array;
-  /** Ed25519 by the identity signing key over the 32 bytes of `publicKey`. */
-  signature: Uint8Array;
-}
+import type { IdentityKeys, OneTimePreKey, PreKeyBundleKeys, SignedPreKey } from "@svc/protocol";
 
-export interface OneTimePreKey {
-  keyId: number;
-  /** X25519 public key, 32 bytes. */
-  publicKey: Uint8Array;
-}
+export type { OneTimePreKey, SignedPreKey };
 
-export interface Identity {
+export interface Identity extends IdentityKeys {
   address: string;
-  /** Ed25519 public key, 32 bytes. */
-  identitySigningKey: Uint8Array;
-  /** X25519 public key, 32 bytes. */
-  identityDHKey: Uint8Array;
   signedPreKey: SignedPreKey;
 }
 
-export interface PreKeyBundle extends Identity {
-  /** Absent when the queue was empty. */
-  oneTimePreKey?: OneTimePreKey;
-}
+export interface PreKeyBundle extends Identity, PreKeyBundleKeys {}
 
 export interface Registration extends Identity {
   /** Appended in this order (D5); may be empty. */
