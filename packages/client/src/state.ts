@@ -1,0 +1,143 @@
+import { decodeBase64, encodeBase64 } from "@svc/canonical";
+import type { SthJson } from "@svc/kt-verify";
+import type { Identity } from "@svc/ratchet";
+import * as v from "valibot";
+import { ClientError } from "./errors.js";
+
+export const STATE_VERSION = 1;
+
+/**
+ * Everything one identity's client keeps between runs, as JSON with base64 bytes. It holds
+ * private keys: store it like them.
+ */
+export interface StoredState {
+  version: typeof STATE_VERSION;
+  /** The own address, normalized (D2). */
+  address: string;
+  /** True once keys register and inbox register have both answered. */
+  registered: boolean;
+  identity: {
+    /** Ed25519 seed (RFC 8032 private key). */
+    signingSeed: string;
+    identitySigningKey: string;
+    identityDHPrivateKey: string;
+    identityDHKey: string;
+  };
+  /** Signed prekeys whose private keys are kept, the one registered last at the end. */
+  signedPreKeys: StoredPreKey[];
+  /** One-time prekeys by keyId: handed out by the server or still queued there. */
+  oneTimePreKeys: Record<string, { publicKey: string; privateKey: string }>;
+  /** keyIds are never reused (docs/protocol.md §7: a consumed keyId may be uploaded again). */
+  nextOneTimePreKeyId: number;
+  /** Ratchet sessions (Session.serialize(), base64) by peer address, the active one first. */
+  sessions: Record<string, string[]>;
+  /** Identity keys of peers as the directory (KT-verified when the server has KT) gave them. */
+  peers: Record<string, { identitySigningKey: string; identityDHKey: string }>;
+  /** The pinned KT log and the last STH verified; null while the server was not seen with KT. */
+  kt: KtPin | null;
+  /** Bridge cursor: the receivedAt of the last envelope processed. */
+  cursor: number;
+  /**
+   * Envelopes decrypted but not acknowledged. `plaintext` is kept until the message has been
+   * handed over (handler resolved, or receive() returned it); then it is dropped and the ack sent.
+   */
+  unacked: Record<string, UnackedMessage>;
+  /** The msgIds acknowledged last (at most RECENTLY_ACKED), so a replay is acked, not redelivered. */
+  recentlyAcked: string[];
+}
+
+export interface StoredPreKey {
+  keyId: number;
+  publicKey: string;
+  privateKey: string;
+  signature: string;
+}
+
+export interface UnackedMessage {
+  from: string;
+  receivedAt: number;
+  plaintext: string | null;
+}
+
+/** Pinned on first use from GET /v1/kt/log_id; once pinned, every bundle must prove its keys. */
+export interface KtPin {
+  logPublicKey: string;
+  trustedSth: SthJson | null;
+}
+
+export const RECENTLY_ACKED = 1000;
+
+const base64 = v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/]*={0,2}$/));
+const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+const Sth = v.object({
+  treeSize: count,
+  timestampMs: count,
+  rootHash: base64,
+  indexRoot: base64,
+  logId: base64,
+  signature: base64,
+});
+
+const StoredStateSchema = v.object({
+  version: v.literal(STATE_VERSION),
+  address: v.string(),
+  registered: v.boolean(),
+  identity: v.object({
+    signingSeed: base64,
+    identitySigningKey: base64,
+    identityDHPrivateKey: base64,
+    identityDHKey: base64,
+  }),
+  signedPreKeys: v.array(
+    v.object({ keyId: count, publicKey: base64, privateKey: base64, signature: base64 }),
+  ),
+  oneTimePreKeys: v.record(v.string(), v.object({ publicKey: base64, privateKey: base64 })),
+  nextOneTimePreKeyId: count,
+  sessions: v.record(v.string(), v.array(base64)),
+  peers: v.record(v.string(), v.object({ identitySigningKey: base64, identityDHKey: base64 })),
+  kt: v.nullable(v.object({ logPublicKey: base64, trustedSth: v.nullable(Sth) })),
+  cursor: count,
+  unacked: v.record(
+    v.string(),
+    v.object({ from: v.string(), receivedAt: count, plaintext: v.nullable(base64) }),
+  ),
+  recentlyAcked: v.array(v.string()),
+});
+
+/** A loaded record, checked member by member; anything else is ClientError BAD_STATE. */
+export function parseState(json: unknown): StoredState {
+  const result = v.safeParse(StoredStateSchema, json);
+  if (result.success) return result.output as StoredState;
+  const issue = result.issues[0];
+  const where = issue ? (v.getDotPath(issue) ?? "state") : "state";
+  throw new ClientError(
+    "BAD_STATE",
+    `the key store's state is not version ${STATE_VERSION}: ${where}`,
+  );
+}
+
+/** The ratchet's view of the stored identity. */
+export function identityOf(state: StoredState): Identity {
+  return {
+    identitySigningKey: decodeBase64(state.identity.identitySigningKey, 32),
+    identityDHKey: decodeBase64(state.identity.identityDHKey, 32),
+    signingPrivateKey: decodeBase64(state.identity.signingSeed, 32),
+    identityDHPrivateKey: decodeBase64(state.identity.identityDHPrivateKey, 32),
+  };
+}
+
+export function storedIdentity(identity: Identity): StoredState["identity"] {
+  return {
+    signingSeed: encodeBase64(identity.signingPrivateKey),
+    identitySigningKey: encodeBase64(identity.identitySigningKey),
+    identityDHPrivateKey: encodeBase64(identity.identityDHPrivateKey),
+    identityDHKey: encodeBase64(identity.identityDHKey),
+  };
+}
+
+/** The signed prekey registered last. */
+export function currentSignedPreKey(state: StoredState): StoredPreKey {
+  const key = state.signedPreKeys.at(-1);
+  if (key === undefined) throw new ClientError("BAD_STATE", "the state holds no signed prekey");
+  return key;
+}
