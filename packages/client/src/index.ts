@@ -9,5 +9,26 @@ export {
   type SigningKey,
   type SvcApi,
 } from "./api.js";
+export {
+  DEPOSIT_TTL_MS,
+  type IdentityInfo,
+  type KeysStatus,
+  type KtVerification,
+  SvcClient,
+} from "./client.js";
 export { ClientError, type ClientErrorCode } from "./errors.js";
 export { MAX_RETRY_WAIT_SECONDS } from "./http.js";
+export type { ReceivedMessage } from "./inbound.js";
+export type { KtMode } from "./kt.js";
+export type { ClientOptions } from "./options.js";
+export {
+  type KtPin,
+  STATE_VERSION,
+  type StoredPreKey,
+  type StoredState,
+  type UnackedMessage,
+} from "./state.js";
+export { type KeyStore, memoryStore } from "./store.js";
+export type { SubscribeOptions, Subscription } from "./subscribe.js";
+export type { TransportName } from "./transports/transport.js";
+export type { WebSocketConstructor, WebSocketLike } from "./transports/websocket.js";

@@ -1,0 +1,440 @@
+import { decodeBase64, encodeBase64 } from "@svc/canonical";
+import { decodeBundle, type IdentityKeys, msgIdOf, type PreKeyBundleKeys } from "@svc/protocol";
+import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
+import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
+import { ClientError } from "./errors.js";
+import type { InboundContext, ReceivedMessage } from "./inbound.js";
+import { KtCheck, type KtEvidence } from "./kt.js";
+import { Mailbox } from "./mailbox.js";
+import {
+  addressArgument,
+  type ClientOptions,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./options.js";
+import { addOneTimePreKeys } from "./prekeys.js";
+import { Serial } from "./serial.js";
+import { encryptOnActive, withNewSession } from "./sessions.js";
+import {
+  currentSignedPreKey,
+  identityOf,
+  type KtPin,
+  parseState,
+  STATE_VERSION,
+  type StoredState,
+  storedIdentity,
+} from "./state.js";
+import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
+
+/** Asked of the server on deposit; it clamps the expiry to its own limits (30 days by default). */
+export const DEPOSIT_TTL_MS = 30 * 24 * 3600_000;
+
+/** The own identity, public keys in base64. */
+export interface IdentityInfo {
+  address: string;
+  identitySigningKey: string;
+  identityDHKey: string;
+}
+
+export interface KeysStatus {
+  address: string;
+  oneTimePreKeysOnServer: number;
+  oneTimePreKeysLocal: number;
+  signedPreKeyId: number;
+}
+
+export interface KtVerification {
+  treeSize: number;
+  leafIndex: number;
+  identitySigningKey: string;
+  identityDHKey: string;
+}
+
+/**
+ * An end-to-end encrypted messaging client for one identity: X3DH and Double Ratchet sessions over
+ * the prekey directory (bundles checked by key transparency) and the inbox relay and its bridges.
+ * Its state lives in a KeyStore; every change is saved before anything leaves the client.
+ */
+export class SvcClient {
+  /** Typed calls for every route, signed with keys the caller gives. */
+  readonly api: SvcApi;
+  readonly #options: ResolvedOptions;
+  #state: StoredState | undefined;
+  /** The KT pin before there is a state to keep it in. */
+  #ktPin: KtPin | null = null;
+  readonly #serial = new Serial();
+  #saves: Promise<void> = Promise.resolve();
+  readonly #kt: KtCheck;
+  readonly #mailbox: Mailbox;
+  readonly #subscriptions = new Set<Subscription>();
+  #closed = false;
+
+  private constructor(options: ResolvedOptions, state: StoredState | undefined) {
+    this.#options = options;
+    this.#state = state;
+    this.api = createApi(options);
+    this.#kt = new KtCheck({
+      mode: options.kt,
+      api: this.api,
+      server: options.server,
+      fetch: options.fetch,
+      now: options.now,
+      pin: {
+        get: () => (this.#state ? this.#state.kt : this.#ktPin),
+        set: async (pin) => {
+          if (this.#state === undefined) this.#ktPin = pin;
+          else {
+            this.#state.kt = pin;
+            await this.#persist();
+          }
+        },
+      },
+    });
+    this.#mailbox = new Mailbox({
+      api: this.api,
+      serial: this.#serial,
+      state: () => this.#requireState(),
+      persist: () => this.#persist(),
+      inbound: () => this.#inbound(),
+      report: (error) => this.#report(error),
+      signingKey: () => this.#signingKey(),
+    });
+  }
+
+  /** Loads the store's state (if any); no request is sent. */
+  static async open(options: ClientOptions): Promise<SvcClient> {
+    const resolved = resolveOptions(options);
+    const loaded = await resolved.store.load();
+    return new SvcClient(resolved, loaded === undefined ? undefined : parseState(loaded));
+  }
+
+  /**
+   * Creates the identity, a signed prekey and `prekeys.target` one-time prekeys, saves them, then
+   * registers keys and inbox. A store whose registration did not finish is registered again.
+   */
+  init(address: string): Promise<IdentityInfo> {
+    const normalized = addressArgument(address, "address");
+    return this.#serial.run(async () => {
+      this.#checkOpen();
+      let state = this.#state;
+      if (state !== undefined && (state.registered || state.address !== normalized)) {
+        throw new ClientError(
+          "IDENTITY_EXISTS",
+          `the store holds the identity of ${state.address}`,
+        );
+      }
+      if (state === undefined) {
+        state = this.#newState(normalized);
+        this.#state = state;
+        await this.#persist();
+      }
+      await this.#register(state);
+      state.registered = true;
+      await this.#persist();
+      if (this.#options.kt !== "off") await this.#kt.verifier();
+      return identityInfo(state);
+    });
+  }
+
+  async whoami(): Promise<IdentityInfo> {
+    return identityInfo(this.#requireState());
+  }
+
+  /**
+   * Encrypts `plaintext` for `to` and deposits it in `to`'s inbox. The first message to a peer
+   * fetches its bundle (KT-verified) and starts a session; the session state is saved before the
+   * deposit is sent.
+   */
+  async send(to: string, plaintext: Uint8Array): Promise<{ msgId: string }> {
+    const peer = addressArgument(to, "to");
+    if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
+    const envelope = await this.#serial.run(async () => {
+      const state = this.#requireState();
+      const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
+      if (next !== undefined) {
+        state.sessions[peer] = next.sessions;
+        await this.#persist();
+        return next.envelope;
+      }
+      const { keys } = await this.#fetchBundle(peer);
+      const started = await initiateSession(identityOf(state), keys, plaintext).catch((error) => {
+        if (!(error instanceof RatchetError)) throw error;
+        throw new ClientError(
+          "BAD_RESPONSE",
+          `the bundle of ${peer} is refused: ${error.message}`,
+          {
+            cause: error,
+          },
+        );
+      });
+      state.sessions[peer] = withNewSession(state.sessions[peer], started.session);
+      await this.#persist();
+      return started.envelope;
+    });
+    const state = this.#requireState();
+    const msgId = msgIdOf(envelope);
+    await this.api.inboxDeposit(
+      peer,
+      {
+        msgId,
+        ciphertext: encodeBase64(envelope),
+        expiresAt: this.#options.now() + DEPOSIT_TTL_MS,
+        senderPublicKey: state.identity.identitySigningKey,
+        from: state.address,
+      },
+      this.#signingKey(),
+    );
+    return { msgId };
+  }
+
+  /**
+   * Drains the inbox: every queued envelope decrypted once, saved, and returned in receivedAt
+   * order (with any message a failed handler left behind); acked once handed over.
+   */
+  async receive(): Promise<ReceivedMessage[]> {
+    this.#requireState();
+    const messages: ReceivedMessage[] = [];
+    await this.#mailbox.drain((message) => {
+      messages.push(message);
+    });
+    this.#afterBatch();
+    return messages;
+  }
+
+  /** Live delivery: see {@link SubscribeOptions}; `onMessage` errors leave the message unacked. */
+  subscribe(
+    onMessage: (message: ReceivedMessage) => void | Promise<void>,
+    options: SubscribeOptions = {},
+  ): Subscription {
+    this.#requireState();
+    const subscription = subscribe(
+      {
+        api: this.api,
+        mailbox: this.#mailbox,
+        options: this.#options,
+        state: () => this.#requireState(),
+        signingKey: () => this.#signingKey(),
+        afterBatch: () => this.#afterBatch(),
+      },
+      onMessage,
+      options,
+    );
+    this.#subscriptions.add(subscription);
+    subscription.closed.then(
+      () => this.#subscriptions.delete(subscription),
+      () => this.#subscriptions.delete(subscription),
+    );
+    return subscription;
+  }
+
+  async keysStatus(): Promise<KeysStatus> {
+    const state = this.#requireState();
+    const { count } = await this.api.keysCount(state.address);
+    return {
+      address: state.address,
+      oneTimePreKeysOnServer: count,
+      oneTimePreKeysLocal: Object.keys(state.oneTimePreKeys).length,
+      signedPreKeyId: currentSignedPreKey(state).keyId,
+    };
+  }
+
+  /** Tops the server's one-time prekeys up to `prekeys.target`; the number uploaded. */
+  replenishPrekeys(): Promise<number> {
+    return this.#serial.run(() => this.#replenish(true));
+  }
+
+  /**
+   * Fetches `address`'s bundle (which costs it a one-time prekey) and verifies its ktProof
+   * whatever the kt mode; a server without KT is KT_UNAVAILABLE, a lying one KT_VERIFICATION_FAILED.
+   */
+  async verifyKt(address: string): Promise<KtVerification> {
+    const peer = addressArgument(address, "address");
+    this.#checkOpen();
+    const bundle = await this.api.keysBundle(peer);
+    const evidence = (await this.#kt.verifyBundle(peer, bundle, { force: true })) as KtEvidence;
+    return {
+      ...evidence,
+      identitySigningKey: bundle.identitySigningKey,
+      identityDHKey: bundle.identityDHKey,
+    };
+  }
+
+  /** Ends every subscription, saves what is pending and releases the store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    const subscriptions = [...this.#subscriptions];
+    for (const subscription of subscriptions) subscription.close();
+    await Promise.allSettled(subscriptions.map((s) => s.closed));
+    await this.#serial.run(async () => {
+      this.#closed = true;
+      if (this.#state) await this.#persist();
+    });
+    await this.#options.store.close?.();
+  }
+
+  #newState(address: string): StoredState {
+    const identity = createIdentity();
+    const signedPreKey = createSignedPreKey(identity, 1);
+    const state: StoredState = {
+      version: STATE_VERSION,
+      address,
+      registered: false,
+      identity: storedIdentity(identity),
+      signedPreKeys: [
+        {
+          keyId: signedPreKey.keyId,
+          publicKey: encodeBase64(signedPreKey.publicKey),
+          privateKey: encodeBase64(signedPreKey.privateKey),
+          signature: encodeBase64(signedPreKey.signature),
+        },
+      ],
+      oneTimePreKeys: {},
+      nextOneTimePreKeyId: 1,
+      sessions: {},
+      peers: {},
+      kt: this.#ktPin,
+      cursor: 0,
+      unacked: {},
+      recentlyAcked: [],
+    };
+    addOneTimePreKeys(state, Math.min(this.#options.prekeys.target, REGISTER_BATCH));
+    return state;
+  }
+
+  /** keys register with every local one-time prekey (a retry re-sends the same: D5 skips them), then inbox register. */
+  async #register(state: StoredState): Promise<void> {
+    const signedPreKey = currentSignedPreKey(state);
+    const key = decodeBase64(state.identity.signingSeed, 32);
+    await this.api.keysRegister(
+      {
+        address: state.address,
+        identitySigningKey: state.identity.identitySigningKey,
+        identityDHKey: state.identity.identityDHKey,
+        signedPreKey: {
+          keyId: signedPreKey.keyId,
+          publicKey: signedPreKey.publicKey,
+          signature: signedPreKey.signature,
+        },
+        oneTimePreKeys: Object.entries(state.oneTimePreKeys)
+          .slice(0, REGISTER_BATCH)
+          .map(([keyId, { publicKey }]) => ({ keyId: Number(keyId), publicKey })),
+      },
+      key,
+    );
+    await this.api.inboxRegister(
+      { address: state.address, signingPublicKey: state.identity.identitySigningKey },
+      key,
+    );
+    if (this.#options.prekeys.target > REGISTER_BATCH) await this.#replenish(true);
+  }
+
+  /** With the serial held: uploads keys up to the target when forced or below the threshold. */
+  async #replenish(force: boolean): Promise<number> {
+    const state = this.#requireState();
+    const { target, threshold } = this.#options.prekeys;
+    const { count } = await this.api.keysCount(state.address);
+    if (!force && count >= threshold) return 0;
+    let uploaded = 0;
+    while (count + uploaded < target) {
+      const keys = addOneTimePreKeys(state, Math.min(REGISTER_BATCH, target - count - uploaded));
+      await this.#persist();
+      await this.api.keysReplenish(
+        { address: state.address, oneTimePreKeys: keys },
+        this.#signingKey(),
+      );
+      uploaded += keys.length;
+    }
+    return uploaded;
+  }
+
+  /** Replenishes in the background after a batch of messages; failures are reported. */
+  #afterBatch(): void {
+    if (this.#closed || this.#state === undefined) return;
+    this.#serial.run(() => this.#replenish(false)).catch((error) => this.#report(error));
+  }
+
+  /** A bundle, KT-verified unless KT is off, whose identity keys are remembered for `address`. */
+  async #fetchBundle(
+    address: string,
+  ): Promise<{ keys: PreKeyBundleKeys; json: ApiAnswer<"keysBundle"> }> {
+    const json = await this.api.keysBundle(address);
+    await this.#kt.verifyBundle(address, json);
+    let keys: PreKeyBundleKeys;
+    try {
+      keys = decodeBundle(json);
+    } catch (error) {
+      throw new ClientError("BAD_RESPONSE", `the bundle of ${address} is malformed`, {
+        cause: error,
+      });
+    }
+    const state = this.#state;
+    if (state) {
+      state.peers[address] = {
+        identitySigningKey: json.identitySigningKey,
+        identityDHKey: json.identityDHKey,
+      };
+    }
+    return { keys, json };
+  }
+
+  #inbound(): InboundContext {
+    return {
+      identity: identityOf(this.#requireState()),
+      peerIdentity: async (address): Promise<IdentityKeys> => {
+        const known = this.#requireState().peers[address];
+        if (known) {
+          return {
+            identitySigningKey: decodeBase64(known.identitySigningKey, 32),
+            identityDHKey: decodeBase64(known.identityDHKey, 32),
+          };
+        }
+        return (await this.#fetchBundle(address)).keys;
+      },
+    };
+  }
+
+  /** Queues a save of the state as it is now; resolves when it (and every earlier one) is done. */
+  #persist(): Promise<void> {
+    const state = this.#state;
+    if (state === undefined) return this.#saves;
+    const snapshot = structuredClone(state);
+    const save = this.#saves.then(() => this.#options.store.save(snapshot));
+    this.#saves = save.catch(() => undefined);
+    return save;
+  }
+
+  #requireState(): StoredState {
+    this.#checkOpen();
+    if (this.#state === undefined) {
+      throw new ClientError("NO_IDENTITY", "the store holds no identity: run init first");
+    }
+    return this.#state;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new ClientError("CLOSED", "the client is closed");
+  }
+
+  #signingKey(): Uint8Array {
+    return decodeBase64(this.#requireState().identity.signingSeed, 32);
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#options.onError(error);
+    } catch {
+      // A failing reporter must not break delivery.
+    }
+  }
+}
+
+/** One-time prekeys per register or replenish request (the server's cap, D5). */
+const REGISTER_BATCH = 100;
+
+function identityInfo(state: StoredState): IdentityInfo {
+  return {
+    address: state.address,
+    identitySigningKey: state.identity.identitySigningKey,
+    identityDHKey: state.identity.identityDHKey,
+  };
+}

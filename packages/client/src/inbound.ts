@@ -1,0 +1,161 @@
+import { decodeBase64, encodeBase64, isValidAddress, normalizeAddress } from "@svc/canonical";
+import { type IdentityKeys, msgIdOf, RATCHET_ENVELOPE_TYPE } from "@svc/protocol";
+import {
+  type Identity,
+  PREKEY_MESSAGE_KIND,
+  RatchetError,
+  respondToFirstMessage,
+} from "@svc/ratchet";
+import { ClientError } from "./errors.js";
+import { preKeyStoreOf } from "./prekeys.js";
+import { decryptOnSessions, withNewSession } from "./sessions.js";
+import type { StoredState } from "./state.js";
+
+/** A message as handed to the application. */
+export interface ReceivedMessage {
+  /** The sender's address, checked: only the sender's session (or identity) could produce it. */
+  from: string;
+  plaintext: Uint8Array;
+  msgId: string;
+  receivedAt: number;
+}
+
+/** One envelope as a bridge or an inbox fetch gives it. */
+export interface InboundEnvelope {
+  bytes: Uint8Array;
+  from: string;
+  receivedAt: number;
+}
+
+export type Outcome =
+  /** Decrypted now or before, plaintext in `state.unacked`: hand it over, then ack. */
+  | { kind: "deliver"; message: ReceivedMessage }
+  /** Handed over before (or a replay of a message acked already): ack only. */
+  | { kind: "ack"; msgId: string }
+  /** Refused for good (tampered, replayed, truncated, forged): ack so it cannot block the inbox. */
+  | { kind: "drop"; msgId: string; error: ClientError };
+
+export interface InboundContext {
+  identity: Identity;
+  /** The identity keys the directory has for `address` (fetched once, KT-verified, cached). */
+  peerIdentity(address: string): Promise<IdentityKeys>;
+}
+
+/** Offsets of the sender's identity keys in a prekey envelope (docs/protocol.md §11). */
+const SENDER_KEYS = { signing: 2, dh: 34, end: 66 } as const;
+
+/**
+ * Decides what one envelope is and changes `state` accordingly (sessions, one-time prekeys,
+ * `unacked`, cursor); the caller saves `state` before anything is handed over or acked. Errors
+ * other than the outcomes (a peer's bundle that could not be fetched) leave `state` untouched.
+ */
+export async function processEnvelope(
+  context: InboundContext,
+  state: StoredState,
+  envelope: InboundEnvelope,
+): Promise<Outcome> {
+  const msgId = msgIdOf(envelope.bytes);
+  const outcome = await decide(context, state, envelope, msgId);
+  state.cursor = Math.max(state.cursor, envelope.receivedAt);
+  return outcome;
+}
+
+async function decide(
+  context: InboundContext,
+  state: StoredState,
+  envelope: InboundEnvelope,
+  msgId: string,
+): Promise<Outcome> {
+  const known = state.unacked[msgId];
+  if (known !== undefined) {
+    return known.plaintext === null
+      ? { kind: "ack", msgId }
+      : {
+          kind: "deliver",
+          message: storedMessage(msgId, known.from, known.receivedAt, known.plaintext),
+        };
+  }
+  if (state.recentlyAcked.includes(msgId)) return { kind: "ack", msgId };
+
+  const drop = (code: "DECRYPT_FAILED" | "SENDER_MISMATCH", reason: string): Outcome => ({
+    kind: "drop",
+    msgId,
+    error: new ClientError(code, `envelope ${msgId} from ${envelope.from}: ${reason}`, { msgId }),
+  });
+  if (!isValidAddress(envelope.from)) return drop("DECRYPT_FAILED", "the sender gave no address");
+  const from = normalizeAddress(envelope.from);
+  const { bytes } = envelope;
+
+  const existing = state.sessions[from] ?? [];
+  const decrypted = decryptOnSessions(existing, bytes);
+  if (decrypted.ok) {
+    state.sessions[from] = decrypted.sessions;
+    return deliver(state, msgId, from, envelope.receivedAt, decrypted.plaintext);
+  }
+  if (decrypted.codes.includes("RATCHET_REPLAY")) return drop("DECRYPT_FAILED", "a replay");
+  if (!isPreKeyEnvelope(bytes)) {
+    return drop(
+      "DECRYPT_FAILED",
+      existing.length ? "no session decrypts it" : "no session with the sender",
+    );
+  }
+
+  // A first message: its sender keys must be the ones the directory has for `from`.
+  const expected = await context.peerIdentity(from);
+  if (!sameKeys(expected, bytes)) {
+    return drop(
+      "SENDER_MISMATCH",
+      "the sender identity keys are not the directory's for this address",
+    );
+  }
+  try {
+    const { session, plaintext } = await respondToFirstMessage(
+      context.identity,
+      preKeyStoreOf(state),
+      bytes,
+    );
+    state.sessions[from] = withNewSession(state.sessions[from], session);
+    return deliver(state, msgId, from, envelope.receivedAt, plaintext);
+  } catch (error) {
+    if (!(error instanceof RatchetError)) throw error;
+    return drop("DECRYPT_FAILED", `${error.code}: ${error.message}`);
+  }
+}
+
+function deliver(
+  state: StoredState,
+  msgId: string,
+  from: string,
+  receivedAt: number,
+  plaintext: Uint8Array,
+): Outcome {
+  state.unacked[msgId] = { from, receivedAt, plaintext: encodeBase64(plaintext) };
+  return { kind: "deliver", message: { from, plaintext, msgId, receivedAt } };
+}
+
+export function storedMessage(
+  msgId: string,
+  from: string,
+  receivedAt: number,
+  plaintext: string,
+): ReceivedMessage {
+  return { from, plaintext: decodeBase64(plaintext), msgId, receivedAt };
+}
+
+function isPreKeyEnvelope(bytes: Uint8Array): boolean {
+  return (
+    bytes.length > SENDER_KEYS.end &&
+    bytes[0] === RATCHET_ENVELOPE_TYPE &&
+    bytes[1] === PREKEY_MESSAGE_KIND
+  );
+}
+
+function sameKeys(expected: IdentityKeys, envelope: Uint8Array): boolean {
+  const signing = envelope.subarray(SENDER_KEYS.signing, SENDER_KEYS.dh);
+  const dh = envelope.subarray(SENDER_KEYS.dh, SENDER_KEYS.end);
+  return equal(signing, expected.identitySigningKey) && equal(dh, expected.identityDHKey);
+}
+
+function equal(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}

@@ -1,0 +1,135 @@
+import { decodeBase64, encodeBase64 } from "@svc/canonical";
+import { KtVerifier, KtVerifyError, logIdOf, type TrustedSthStore } from "@svc/kt-verify";
+import { SvcError } from "@svc/protocol";
+import type { ApiAnswer, SvcApi } from "./api.js";
+import { ClientError } from "./errors.js";
+import type { KtPin } from "./state.js";
+
+export type KtMode = "auto" | "require" | "off";
+
+/** Where the pinned log lives: in the StoredState once there is one, in memory before. */
+export interface KtPinAccess {
+  get(): KtPin | null;
+  set(pin: KtPin): Promise<void>;
+}
+
+export interface KtCheckOptions {
+  mode: KtMode;
+  api: SvcApi;
+  server: string;
+  fetch: typeof fetch;
+  now: () => number;
+  pin: KtPinAccess;
+}
+
+/** What a verified bundle proves. */
+export interface KtEvidence {
+  treeSize: number;
+  leafIndex: number;
+}
+
+/**
+ * Key transparency for bundles. The log key is pinned from GET /v1/kt/log_id on first use and
+ * kept in the store with the last verified STH. Once pinned, a server that stops proving (no
+ * ktProof, or KT switched off) is refused even with kt "auto": KT cannot be downgraded away.
+ */
+export class KtCheck {
+  readonly #options: KtCheckOptions;
+  #verifier: KtVerifier | undefined;
+  /** The server answered log_id with 404: it has no KT (asked again by the next client). */
+  #absent = false;
+
+  constructor(options: KtCheckOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Checks a 200 bundle answer's ktProof for `address`: undefined when KT is off ("off", or
+   * "auto" on a server without KT and nothing pinned); ClientError KT_VERIFICATION_FAILED when
+   * the proof does not show exactly the bundle's keys.
+   */
+  async verifyBundle(
+    address: string,
+    bundle: ApiAnswer<"keysBundle">,
+    options: { force?: boolean } = {},
+  ): Promise<KtEvidence | undefined> {
+    const verifier = await this.verifier(options.force === true);
+    if (verifier === undefined) return undefined;
+    try {
+      const verified = await verifier.verifyBundle(address, bundle);
+      return { treeSize: verified.sth.treeSize, leafIndex: verified.leafIndex ?? 0 };
+    } catch (error) {
+      if (!(error instanceof KtVerifyError)) throw error;
+      throw new ClientError(
+        "KT_VERIFICATION_FAILED",
+        `the bundle of ${address} fails key transparency (${error.code}): ${error.message}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** The verifier, pinning the log first if needed; undefined when bundles go unchecked. */
+  async verifier(force = false): Promise<KtVerifier | undefined> {
+    if (this.#verifier) return this.#verifier;
+    const { mode, pin } = this.#options;
+    let pinned = pin.get();
+    if (pinned === null) {
+      if (mode === "off" && !force) return undefined;
+      const logPublicKey = await this.#logPublicKey(force || mode === "require");
+      if (logPublicKey === undefined) return undefined;
+      pinned = { logPublicKey: encodeBase64(logPublicKey), trustedSth: null };
+      await pin.set(pinned);
+    } else if (mode === "off" && !force) {
+      return undefined;
+    }
+    this.#verifier = new KtVerifier({
+      logPublicKey: decodeBase64(pinned.logPublicKey, 32),
+      baseUrl: this.#options.server,
+      fetch: (url) => this.#options.fetch(url),
+      store: this.#trustedSthStore(),
+      now: this.#options.now,
+    });
+    return this.#verifier;
+  }
+
+  async #logPublicKey(required: boolean): Promise<Uint8Array | undefined> {
+    if (this.#absent && !required) return undefined;
+    try {
+      const { logId, publicKey } = await this.#options.api.ktLogId();
+      const key = decodeKeyOrNull(publicKey);
+      if (key === null || encodeBase64(logIdOf(key)) !== logId) {
+        throw new ClientError(
+          "BAD_RESPONSE",
+          "GET /v1/kt/log_id: logId is not SHA-256 of publicKey",
+        );
+      }
+      return key;
+    } catch (error) {
+      if (!(error instanceof SvcError) || error.status !== 404) throw error;
+      this.#absent = true;
+      if (!required) return undefined;
+      throw new ClientError("KT_UNAVAILABLE", "the server does not serve key transparency", {
+        cause: error,
+      });
+    }
+  }
+
+  #trustedSthStore(): TrustedSthStore {
+    const { pin } = this.#options;
+    return {
+      load: async () => pin.get()?.trustedSth ?? undefined,
+      save: async (sth) => {
+        const current = pin.get();
+        if (current) await pin.set({ ...current, trustedSth: sth });
+      },
+    };
+  }
+}
+
+function decodeKeyOrNull(text: string): Uint8Array | null {
+  try {
+    return decodeBase64(text, 32);
+  } catch {
+    return null;
+  }
+}

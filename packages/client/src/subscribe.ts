@@ -1,0 +1,160 @@
+import { type BridgeEnvelope, SvcError } from "@svc/protocol";
+import type { SvcApi } from "./api.js";
+import { sleep } from "./http.js";
+import type { ReceivedMessage } from "./inbound.js";
+import { type Deliver, inboundOf, type Mailbox } from "./mailbox.js";
+import type { ResolvedOptions } from "./options.js";
+import type { StoredState } from "./state.js";
+import { pollTransport } from "./transports/poll.js";
+import { sseTransport } from "./transports/sse.js";
+import type { Transport, TransportContext, TransportName } from "./transports/transport.js";
+import { webSocketTransport } from "./transports/websocket.js";
+
+export interface SubscribeOptions {
+  /** Tried in this order on every (re)connect; default ["ws", "sse", "poll"]. */
+  transports?: TransportName[];
+  signal?: AbortSignal;
+  /** Called each time a bridge is connected, with the transport that connected. */
+  onTransport?: (transport: TransportName) => void;
+  /** Overrides the client's onError for this subscription. */
+  onError?: (error: unknown) => void;
+}
+
+export interface Subscription {
+  close(): void;
+  /** Resolves once the subscription has stopped; rejects if it stopped on a refusal (a 4xx). */
+  readonly closed: Promise<void>;
+}
+
+export interface SubscribeHost {
+  api: SvcApi;
+  mailbox: Mailbox;
+  options: ResolvedOptions;
+  state(): StoredState;
+  signingKey(): Uint8Array;
+  /** After a batch: replenish one-time prekeys if the server is low. */
+  afterBatch(): void;
+}
+
+const TRANSPORTS: Record<TransportName, Transport> = {
+  ws: webSocketTransport,
+  sse: sseTransport,
+  poll: pollTransport,
+};
+
+/** A connection shorter than this counts as a failure for the reconnect backoff. */
+const STABLE_MS = 5000;
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Drains the inbox, then stays connected over the first transport that connects, reconnecting
+ * (from the top of the list, after a backoff if connections keep failing) from the cursor.
+ */
+export function subscribe(
+  host: SubscribeHost,
+  onMessage: (message: ReceivedMessage) => void | Promise<void>,
+  options: SubscribeOptions = {},
+): Subscription {
+  if (typeof onMessage !== "function") throw new TypeError("onMessage must be a function");
+  const names = options.transports ?? ["ws", "sse", "poll"];
+  if (names.length === 0 || names.some((name) => !(name in TRANSPORTS))) {
+    throw new RangeError('options.transports must list "ws", "sse" or "poll"');
+  }
+  const controller = new AbortController();
+  const { signal } = controller;
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  options.signal?.addEventListener("abort", () => controller.abort(options.signal?.reason), {
+    once: true,
+  });
+  const report = options.onError ?? host.options.onError;
+  const deliver: Deliver = onMessage;
+
+  let since = 0;
+  let queue: Promise<void> = Promise.resolve();
+  const process = (envelopes: BridgeEnvelope[]): Promise<void> => {
+    queue = queue.then(async () => {
+      try {
+        const outcomes = await host.mailbox.process(envelopes.map(inboundOf));
+        await host.mailbox.settle(outcomes, deliver);
+        since = Math.max(since, ...envelopes.map((e) => e.receivedAt));
+        host.afterBatch();
+      } catch (error) {
+        report(error);
+      }
+    });
+    return queue;
+  };
+
+  const context: TransportContext = {
+    url: (kind, from) =>
+      host.api.bridgeUrl(
+        kind === "ws" ? "ws" : "stream",
+        { address: host.state().address, since: from },
+        host.signingKey(),
+      ),
+    poll: async (from, timeoutMs) =>
+      (
+        await host.api.bridgePoll(
+          { address: host.state().address, since: from, timeoutMs },
+          host.signingKey(),
+          { signal },
+        )
+      ).envelopes,
+    since: () => since,
+    deliver: process,
+    fetch: host.options.fetch,
+    WebSocket: host.options.WebSocket,
+    signal,
+  };
+
+  async function run(): Promise<void> {
+    await host.mailbox.drain(deliver, signal);
+    host.afterBatch();
+    since = host.state().cursor;
+    let failures = 0;
+    while (!signal.aborted) {
+      const connected = await connectFirst(names, context, report);
+      if (connected !== undefined) {
+        const openedAt = Date.now();
+        options.onTransport?.(connected.name);
+        // Messages whose handler failed before are offered again on each connect.
+        await host.mailbox.settle(host.mailbox.unfinished(), deliver);
+        const reason = await connected.ended;
+        await queue;
+        if (signal.aborted) break;
+        if (reason !== undefined) report(reason);
+        failures = Date.now() - openedAt >= STABLE_MS ? 0 : failures + 1;
+      } else {
+        failures++;
+      }
+      if (failures > 0) await sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** (failures - 1)), signal);
+    }
+  }
+
+  const closed = run()
+    .catch((error: unknown) => {
+      if (!signal.aborted) throw error;
+    })
+    .finally(() => queue);
+  return { close: () => controller.abort(), closed };
+}
+
+/** The first transport that connects; a refusal (4xx but 429) is thrown, other failures reported. */
+async function connectFirst(
+  names: TransportName[],
+  context: TransportContext,
+  report: (error: unknown) => void,
+): Promise<{ name: TransportName; ended: Promise<unknown> } | undefined> {
+  for (const name of names) {
+    if (context.signal.aborted) return undefined;
+    try {
+      const connection = await TRANSPORTS[name](context);
+      return { name, ended: connection.ended };
+    } catch (error) {
+      if (context.signal.aborted) return undefined;
+      if (error instanceof SvcError && error.status < 500 && error.status !== 429) throw error;
+      report(error);
+    }
+  }
+  return undefined;
+}
