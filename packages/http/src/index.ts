@@ -3,6 +3,7 @@ export { clientIp } from "./client-ip.js";
 export { ConfigError, loadEnv, onOff, wholeNumber } from "./env.js";
 export { errorResponder, routeNotFound } from "./errors.js";
 export { readJsonBody } from "./json-body.js";
+export { loadOrCreateKeyFile } from "./key-file.js";
 export { createLogger, LOG_LEVELS, type LogFields, type Logger, type LogLevel } from "./logger.js";
 export { createMetricsRegistry, type MetricsRegistry } from "./metrics.js";
 export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
