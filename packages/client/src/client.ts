@@ -98,6 +98,7 @@ export class SvcClient {
       inbound: () => this.#inbound(),
       report: (error) => this.#report(error),
       signingKey: () => this.#signingKey(),
+      prekeysUsed: () => this.#afterBatch(),
     });
   }
 
@@ -123,6 +124,8 @@ export class SvcClient {
           `the store holds the identity of ${state.address}`,
         );
       }
+      // kt "require" refuses a server without KT before anything is registered there.
+      if (this.#options.kt !== "off") await this.#kt.verifier();
       if (state === undefined) {
         state = this.#newState(normalized);
         this.#state = state;
@@ -131,7 +134,6 @@ export class SvcClient {
       await this.#register(state);
       state.registered = true;
       await this.#persist();
-      if (this.#options.kt !== "off") await this.#kt.verifier();
       return identityInfo(state);
     });
   }
@@ -350,7 +352,11 @@ export class SvcClient {
   /** Replenishes in the background after a batch of messages; failures are reported. */
   #afterBatch(): void {
     if (this.#closed || this.#state === undefined) return;
-    this.#serial.run(() => this.#replenish(false)).catch((error) => this.#report(error));
+    this.#serial
+      .run(() => this.#replenish(false))
+      .catch((error) => {
+        if (!(error instanceof ClientError && error.code === "CLOSED")) this.#report(error);
+      });
   }
 
   /** A bundle, KT-verified unless KT is off, whose identity keys are remembered for `address`. */

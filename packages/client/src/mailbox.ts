@@ -25,6 +25,8 @@ export interface MailboxHost {
   /** Non-fatal problems: dropped envelopes, handler errors, failed acks, transient failures. */
   report(error: unknown): void;
   signingKey(): Uint8Array;
+  /** A first message used up one-time prekeys: the server may be running low. */
+  prekeysUsed(): void;
 }
 
 export type Deliver = (message: ReceivedMessage) => void | Promise<void>;
@@ -46,6 +48,7 @@ export class Mailbox {
     const host = this.#host;
     return host.serial.run(async () => {
       const state = host.state();
+      const oneTimePreKeys = Object.keys(state.oneTimePreKeys).length;
       const outcomes: Outcome[] = [];
       for (const envelope of envelopes) {
         try {
@@ -55,6 +58,7 @@ export class Mailbox {
         }
       }
       if (envelopes.length > 0) await host.persist();
+      if (Object.keys(state.oneTimePreKeys).length < oneTimePreKeys) host.prekeysUsed();
       return outcomes;
     });
   }

@@ -32,7 +32,7 @@ export interface SubscribeHost {
   options: ResolvedOptions;
   state(): StoredState;
   signingKey(): Uint8Array;
-  /** After a batch: replenish one-time prekeys if the server is low. */
+  /** After the drain: replenish one-time prekeys if the server is low. */
   afterBatch(): void;
 }
 
@@ -77,7 +77,6 @@ export function subscribe(
         const outcomes = await host.mailbox.process(envelopes.map(inboundOf));
         await host.mailbox.settle(outcomes, deliver);
         since = Math.max(since, ...envelopes.map((e) => e.receivedAt));
-        host.afterBatch();
       } catch (error) {
         report(error);
       }

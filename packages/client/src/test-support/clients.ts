@@ -1,4 +1,4 @@
-import { type ClientOptions, memoryStore, SvcClient } from "../index.js";
+import { type ClientOptions, type KeyStore, memoryStore, SvcClient } from "../index.js";
 import { nodeClientOptions } from "../node/index.js";
 import { afterThisTest } from "./server.js";
 
@@ -12,25 +12,29 @@ export const str = (value: Uint8Array): string => text.decode(value);
 export async function testClient(
   server: string,
   options: Partial<ClientOptions> = {},
-): Promise<SvcClient & { errors: unknown[] }> {
+): Promise<TestClient> {
   const errors: unknown[] = [];
+  const store = options.store ?? memoryStore();
   const client = await SvcClient.open({
     server,
-    store: memoryStore(),
     ...nodeClientOptions(),
     onError: (error) => errors.push(error),
     ...options,
+    store,
   });
   afterThisTest(() => client.close());
-  return Object.assign(client, { errors });
+  return Object.assign(client, { errors, store });
 }
+
+/** A client with what it reported to onError, and its store. */
+export type TestClient = SvcClient & { errors: unknown[]; store: KeyStore };
 
 /** A registered client for `address`. */
 export async function member(
   server: string,
   address: string,
   options: Partial<ClientOptions> = {},
-): Promise<SvcClient & { errors: unknown[] }> {
+): Promise<TestClient> {
   const client = await testClient(server, options);
   await client.init(address);
   return client;
