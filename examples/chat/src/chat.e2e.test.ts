@@ -9,15 +9,15 @@ import { browserSkipReason, launchChromium } from "./test-support/chromium.js";
 /** Registering an identity, a KT check or a delivery may take seconds on a busy machine. */
 const POLL = { timeout: 15_000 };
 
-/**
- * People chat through the example's server, driving the page as a person would: each in a
- * browser context of their own (their own IndexedDB), or two in the tabs of one.
- */
 const skipReason = browserSkipReason();
 if (skipReason !== undefined) {
   console.warn(`chat page tests skipped: ${skipReason}; CI=1 or SVC_REQUIRE_BROWSER=1 fails them`);
 }
 
+/**
+ * People chat through the example's server, driving the page as a person would: each in a
+ * browser context of their own (their own IndexedDB), or two in the tabs of one.
+ */
 describe.skipIf(skipReason !== undefined)("chat page", () => {
   let dataDir: string;
   let chat: ChatServer;

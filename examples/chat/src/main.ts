@@ -12,7 +12,7 @@ const DEFAULTS = {
 async function main(): Promise<void> {
   const chat = await startChatServer({ ...DEFAULTS, ...process.env });
   process.stdout.write(
-    `chat: open ${chat.url} in two browser windows (one of them private), one per person\n`,
+    `chat: open ${chat.url} in two tabs, one per person (alice:1 and bob:1, say); Ctrl-C stops\n`,
   );
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
