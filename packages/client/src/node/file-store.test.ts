@@ -1,0 +1,94 @@
+import { spawn } from "node:child_process";
+import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ClientError } from "../errors.js";
+import type { StoredState } from "../state.js";
+import { fileStore } from "./file-store.js";
+
+const scratch = () => mkdtemp(join(tmpdir(), "svc-file-store-"));
+const stateOf = (address: string) => ({ version: 1, address }) as unknown as StoredState;
+
+describe("fileStore", () => {
+  it("keeps the state in state.json, mode 0600, in a directory it creates 0700", async () => {
+    const dir = join(await scratch(), "nested", "keys");
+    const store = fileStore(dir);
+    expect(await store.load()).toBeUndefined();
+    await store.save(stateOf("alice:1"));
+    expect(await store.load()).toEqual(stateOf("alice:1"));
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dir, "state.json"))).mode & 0o777).toBe(0o600);
+    await store.close?.();
+    expect((await readdir(dir)).sort()).toEqual(["state.json"]);
+  });
+
+  it("replaces the state whole: a write cut short by a crash leaves the old state, and its temp file is removed", async () => {
+    const dir = await scratch();
+    const first = fileStore(dir);
+    await first.save(stateOf("alice:1"));
+    await first.close?.();
+    // What a crash between write and rename leaves: a partial temp file beside the intact state.
+    await writeFile(join(dir, "state.json.4242.7.tmp"), '{"version":1,"addr');
+    const second = fileStore(dir);
+    expect(await second.load()).toEqual(stateOf("alice:1"));
+    expect((await readdir(dir)).sort()).toEqual(["state.json", "state.lock"]);
+    await second.save(stateOf("alice:2"));
+    expect(JSON.parse(await readFile(join(dir, "state.json"), "utf8"))).toEqual(stateOf("alice:2"));
+    await second.close?.();
+  });
+
+  it("refuses a second writer while the first holds the store, and lets it in once closed", async () => {
+    const dir = await scratch();
+    const first = fileStore(dir);
+    await first.save(stateOf("alice:1"));
+    const second = fileStore(dir);
+    const refusal = await second.load().catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ClientError);
+    expect(refusal).toMatchObject({ code: "STORE_LOCKED" });
+    await expect(second.save(stateOf("mallory:1"))).rejects.toMatchObject({ code: "STORE_LOCKED" });
+    await first.close?.();
+    expect(await second.load()).toEqual(stateOf("alice:1"));
+    await second.close?.();
+  });
+
+  it("serializes a second writer that waits (lockTimeoutMs)", async () => {
+    const dir = await scratch();
+    const first = fileStore(dir);
+    await first.save(stateOf("alice:1"));
+    const waiting = fileStore(dir, { lockTimeoutMs: 5000 }).load();
+    setTimeout(() => void first.close?.(), 200);
+    expect(await waiting).toEqual(stateOf("alice:1"));
+  });
+
+  it("refuses a lock held by another live process and takes it over once that process is gone", async () => {
+    const dir = await scratch();
+    const lock = join(dir, "state.lock");
+    const holder = spawn(process.execPath, [
+      "-e",
+      `require("fs").writeFileSync(${JSON.stringify(lock)}, process.pid + "\\n", { flag: "wx" }); console.log("held"); setTimeout(() => {}, 30000);`,
+    ]);
+    await new Promise((resolve) => holder.stdout.once("data", resolve));
+    const store = fileStore(dir);
+    await expect(store.load()).rejects.toMatchObject({ code: "STORE_LOCKED" });
+    const exited = new Promise((resolve) => holder.once("exit", resolve));
+    holder.kill("SIGKILL");
+    await exited;
+    // The holder died without removing its lock: its pid is gone, so the lock is stale.
+    expect(await readFile(lock, "utf8")).toBe(`${holder.pid}\n`);
+    expect(await store.load()).toBeUndefined();
+    expect(await readFile(lock, "utf8")).toBe(`${process.pid}\n`);
+    await store.close?.();
+  });
+
+  it("reports a state file that is not JSON as BAD_STATE", async () => {
+    const dir = await scratch();
+    await writeFile(join(dir, "state.json"), "{not json", { mode: 0o600 });
+    await expect(fileStore(dir).load()).rejects.toMatchObject({ code: "BAD_STATE" });
+  });
+
+  it("checks its arguments", () => {
+    expect(() => fileStore("")).toThrow(TypeError);
+    expect(() => fileStore("/tmp/x", { lockTimeoutMs: -1 })).toThrow(RangeError);
+  });
+});
