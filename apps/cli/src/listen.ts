@@ -1,0 +1,97 @@
+import type { SvcClient } from "@svc/client";
+import { EXIT } from "./exit.js";
+import { messageReport, type Problem, type Report } from "./output.js";
+import type { Progress } from "./progress.js";
+
+export interface ListenContext {
+  client: SvcClient;
+  print(report: Report): void;
+  /** A status line for people (stderr; nothing with --json). */
+  note(line: string): void;
+  fail(problem: Problem): void;
+  progress: Progress;
+  /** Stops listening with exit 0 (SIGINT/SIGTERM in the real CLI). */
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * Thrown by the message handler for a message that arrives once listening is over (after --count
+ * messages, the timeout or a signal): the client keeps it unacknowledged, for the next listen.
+ */
+export class LeftForNextListen extends Error {
+  override name = "LeftForNextListen";
+}
+
+/**
+ * `svc listen`: the client's subscription drains the inbox, then stays on a live bridge. Each
+ * message is printed before the handler returns, so it is acknowledged only once printed.
+ */
+export async function listen(
+  context: ListenContext,
+  options: { count: number | undefined; timeoutMs: number | undefined },
+): Promise<number> {
+  const { client } = context;
+  const { address } = await client.whoami();
+  const stop = new AbortController();
+  let ending: "count" | "timeout" | "signal" | undefined;
+  const end = (why: NonNullable<typeof ending>) => {
+    ending ??= why;
+    stop.abort();
+  };
+  let received = 0;
+  let connected: () => void = () => {};
+  const live = new Promise<void>((resolve) => {
+    connected = resolve;
+  });
+
+  const subscription = client.subscribe(
+    (message) => {
+      if (ending !== undefined) throw new LeftForNextListen(`${message.msgId} left queued`);
+      context.print(messageReport(message));
+      received++;
+      if (received === options.count) end("count");
+    },
+    {
+      signal: stop.signal,
+      onTransport(transport) {
+        connected();
+        context.note(`listening as ${address} (${transport} bridge)`);
+      },
+    },
+  );
+  const stopped = new Promise<void>((resolve) =>
+    stop.signal.addEventListener("abort", () => resolve()),
+  );
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => end("timeout"), options.timeoutMs);
+  const onSignal = () => end("signal");
+  context.signal?.addEventListener("abort", onSignal, { once: true });
+  if (context.signal?.aborted) onSignal();
+  try {
+    await context.progress(
+      "fetching queued messages",
+      Promise.race([live, stopped, subscription.closed]),
+    );
+    // `closed` settles early only when the subscription fails (unreachable, refused): it throws.
+    await Promise.race([stopped, subscription.closed]);
+  } finally {
+    clearTimeout(timer);
+    context.signal?.removeEventListener("abort", onSignal);
+    stop.abort();
+  }
+  // Waits for the last message's acknowledgement.
+  await subscription.closed;
+  if (ending === "timeout") {
+    const seconds = (options.timeoutMs as number) / 1000;
+    const got = options.count === undefined ? `${received}` : `${received} of ${options.count}`;
+    const noun = (options.count ?? received) === 1 ? "message" : "messages";
+    context.fail({
+      code: "TIMEOUT",
+      message: `listen timed out after ${seconds} s with ${got} ${noun}`,
+    });
+    return EXIT.timeout;
+  }
+  return EXIT.ok;
+}

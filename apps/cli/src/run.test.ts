@@ -1,0 +1,317 @@
+import { stat } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createTestStorage, until } from "@svc/db/testing";
+import { migrations } from "@svc/prekey-server";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { USAGE } from "./args.js";
+import { EXIT } from "./exit.js";
+import { runCli } from "./run.js";
+import {
+  type Closer,
+  startLyingProxy,
+  startTestServer,
+  svc,
+  tempDir,
+} from "./test-support/server.js";
+
+// Migrating the first test database of a file is slow: pay it outside the tests' time limit.
+beforeAll(async () => (await createTestStorage({ migrations })).close());
+
+const closers: Closer[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** A server and a function running `svc` in a named home against it. */
+async function world() {
+  const { url } = await startTestServer(closers);
+  const root = await tempDir(closers, "svc-cli-homes-");
+  const homeOf = (name: string) => join(root, name);
+  return {
+    url,
+    homeOf,
+    as: (name: string, ...argv: string[]) => svc(url, homeOf(name), argv),
+  };
+}
+
+/** A port nothing listens on (fetch refuses some low ports, such as 1, before connecting). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const parse = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe("svc", () => {
+  it("init registers an identity, stored 0600, and refuses to replace it (exit 5)", async () => {
+    const { as, homeOf } = await world();
+    const first = await as("alice", "init", "--address", "alice:1", "--json");
+    expect(first).toMatchObject({ code: EXIT.ok, stderr: [] });
+    const [identity] = parse(first.stdout);
+    expect(Object.keys(identity ?? {})).toEqual(["address", "identitySigningKey", "identityDHKey"]);
+    expect(identity).toMatchObject({ address: "alice:1" });
+    expect((await stat(join(homeOf("alice"), "state.json"))).mode & 0o777).toBe(0o600);
+    expect((await stat(homeOf("alice"))).mode & 0o777).toBe(0o700);
+
+    for (const address of ["alice:1", "alice:2"]) {
+      const again = await as("alice", "init", "--address", address);
+      expect(again.code).toBe(EXIT.identity);
+      expect(again.stdout).toEqual([]);
+      expect(again.stderr).toEqual([
+        `svc: error: ${homeOf("alice")}: the store holds the identity of alice:1; svc init never replaces an identity (use another --home)`,
+      ]);
+    }
+    const whoami = await as("alice", "whoami", "--json");
+    expect(parse(whoami.stdout)).toEqual([identity]);
+  });
+
+  it("whoami prints the address and public keys, and exit 5 on a home without identity", async () => {
+    const { as, homeOf } = await world();
+    const init = await as("bob", "init", "--address", "bob:1");
+    expect(init.stdout[0]).toMatch(
+      /^registered keys and inbox:\naddress: bob:1\nidentity signing key \(Ed25519\): [A-Za-z0-9+/]{43}=\nidentity DH key \(X25519\): [A-Za-z0-9+/]{43}=$/,
+    );
+    const whoami = await as("bob", "whoami");
+    expect(whoami).toMatchObject({ code: EXIT.ok, stderr: [] });
+    expect(init.stdout[0]).toBe(`registered keys and inbox:\n${whoami.stdout[0]}`);
+
+    for (const argv of [["whoami"], ["send", "bob:1", "hi"], ["listen"], ["keys", "status"]]) {
+      const none = await as("nobody", ...argv);
+      expect(none, argv.join(" ")).toEqual({
+        code: EXIT.identity,
+        stdout: [],
+        stderr: [
+          `svc: error: ${homeOf("nobody")} holds no identity; run svc init --address <address>`,
+        ],
+      });
+    }
+    expect(parse((await as("nobody", "whoami", "--json")).stderr)).toEqual([
+      { error: "NO_IDENTITY", message: expect.stringContaining("holds no identity") },
+    ]);
+  });
+
+  it("two homes exchange messages both ways with send and listen --count --json", async () => {
+    const { as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    await as("bob", "init", "--address", "bob:1");
+
+    // Two messages wait in bob's inbox (the first sets up the session); a third comes live.
+    const sent: string[] = [];
+    for (const text of ["hello bob", "ünïcödé ✓ 🙂"]) {
+      const run = await as("alice", "send", "bob:1", text, "--json");
+      expect(run).toMatchObject({ code: EXIT.ok, stderr: [] });
+      const [line] = parse(run.stdout);
+      expect(line).toEqual({ to: "bob:1", msgId: expect.any(String) });
+      sent.push(line?.msgId as string);
+    }
+    const listening = as("bob", "--json", "listen", "--count", "3");
+    await until(() => listening.stdout.length === 2, 15_000);
+    const live = await as("alice", "send", "bob:1", "--", "-live-");
+    expect(live.stdout[0]).toMatch(/^sent to bob:1 \(msgId [A-Za-z0-9_-]+\)$/);
+    const bob = await listening;
+    expect(bob.code).toBe(EXIT.ok);
+    expect(bob.stderr).toEqual([]);
+    const messages = bob.stdout.map((line) => JSON.parse(line));
+    expect(messages.slice(0, 2)).toEqual([
+      { from: "alice:1", text: "hello bob", msgId: sent[0] },
+      { from: "alice:1", text: "ünïcödé ✓ 🙂", msgId: sent[1] },
+    ]);
+    expect(messages[2]).toEqual({ from: "alice:1", text: "-live-", msgId: expect.any(String) });
+    for (const line of bob.stdout) {
+      expect(Object.keys(JSON.parse(line))).toEqual(["from", "text", "msgId"]);
+    }
+
+    expect((await as("bob", "send", "alice:1", "hi alice", "--json")).code).toBe(EXIT.ok);
+    const alice = await as("alice", "listen", "--count", "1", "--json");
+    expect(alice).toMatchObject({ code: EXIT.ok, stderr: [] });
+    expect(parse(alice.stdout)).toEqual([
+      { from: "bob:1", text: "hi alice", msgId: expect.any(String) },
+    ]);
+    // Everything was acknowledged: nothing is delivered twice.
+    const empty = await as("bob", "listen", "--timeout", "0.5", "--json");
+    expect(empty).toMatchObject({ code: EXIT.timeout, stdout: [] });
+  });
+
+  it("listen leaves messages past --count queued, exits 4 on --timeout, and prints text", async () => {
+    const { as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    await as("bob", "init", "--address", "bob:1");
+    for (const text of ["one", "two", "three"]) await as("alice", "send", "bob:1", text);
+
+    const two = await as("bob", "listen", "--count", "2");
+    expect(two.code).toBe(EXIT.ok);
+    expect(two.stdout).toEqual(["alice:1: one", "alice:1: two"]);
+    expect(two.stderr.filter((line) => !line.startsWith("svc: listening as bob:1"))).toEqual([]);
+
+    const short = await as("bob", "listen", "--count", "2", "--timeout", "1");
+    expect(short.code).toBe(EXIT.timeout);
+    expect(short.stdout).toEqual(["alice:1: three"]);
+    expect(short.stderr.at(-1)).toBe("svc: error: listen timed out after 1 s with 1 of 2 messages");
+
+    const none = await as("bob", "listen", "--timeout", "0.3", "--json");
+    expect(none).toEqual({
+      code: EXIT.timeout,
+      stdout: [],
+      stderr: [
+        JSON.stringify({
+          error: "TIMEOUT",
+          message: "listen timed out after 0.3 s with 0 messages",
+        }),
+      ],
+    });
+  });
+
+  it("listen without --count runs until it is signalled, then exits 0", async () => {
+    const { url, homeOf, as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    await as("bob", "init", "--address", "bob:1");
+    const stop = new AbortController();
+    const listening = svc(url, homeOf("bob"), ["listen"], { signal: stop.signal });
+    await until(() => listening.stderr.some((line) => line.startsWith("svc: listening")), 15_000);
+    expect(listening.stderr[0]).toMatch(/^svc: listening as bob:1 \((ws|sse|poll) bridge\)$/);
+    await as("alice", "send", "bob:1", "are you there?");
+    await until(() => listening.stdout.length === 1, 15_000);
+    stop.abort();
+    expect(await listening).toMatchObject({ code: EXIT.ok, stdout: ["alice:1: are you there?"] });
+  });
+
+  it("keys status counts one-time prekeys on the server and here", async () => {
+    const { as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    await as("bob", "init", "--address", "bob:1");
+    const status = async (name: string) =>
+      parse((await as(name, "keys", "status", "--json")).stdout);
+    expect(await status("alice")).toEqual([
+      {
+        address: "alice:1",
+        oneTimePreKeysOnServer: 100,
+        oneTimePreKeysLocal: 100,
+        signedPreKeyId: 1,
+      },
+    ]);
+    // bob's first message takes one of alice's prekeys from the server; reading it uses it here.
+    await as("bob", "send", "alice:1", "hi");
+    expect(await status("alice")).toMatchObject([
+      { oneTimePreKeysOnServer: 99, oneTimePreKeysLocal: 100 },
+    ]);
+    await as("alice", "listen", "--count", "1");
+    expect(await status("alice")).toMatchObject([
+      { oneTimePreKeysOnServer: 99, oneTimePreKeysLocal: 99 },
+    ]);
+    const text = await as("alice", "keys", "status");
+    expect(text.stdout).toEqual([
+      "address: alice:1\none-time prekeys on the server: 99\none-time prekeys held here: 99\nsigned prekey id: 1",
+    ]);
+  });
+
+  it("kt verify prints the tree size and leaf index, and exits 3 against a lying server", async () => {
+    const { url, homeOf, as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    const [bob] = parse((await as("bob", "init", "--address", "bob:1", "--json")).stdout);
+
+    const verified = await as("alice", "kt", "verify", "bob:1", "--json");
+    expect(verified).toMatchObject({ code: EXIT.ok, stderr: [] });
+    expect(parse(verified.stdout)).toEqual([{ ...bob, treeSize: 2, leafIndex: 1 }]);
+    const text = await as("alice", "kt", "verify", "bob:1");
+    expect(text.stdout[0]).toMatch(
+      /^bob:1: key transparency verified: leaf 1 of a tree of size 2\nidentity signing key/,
+    );
+
+    const liar = await startLyingProxy(url, closers);
+    for (const home of ["alice", "carol"]) {
+      const lied = await svc(liar.url, homeOf(home), ["kt", "verify", "bob:1", "--json"]);
+      expect(lied.code, home).toBe(EXIT.verification);
+      expect(lied.stdout).toEqual([]);
+      expect(parse(lied.stderr)).toEqual([
+        { error: "KT_VERIFICATION_FAILED", message: expect.stringMatching(/^key transparency: /) },
+      ]);
+    }
+    // send checks the bundle too: nothing is encrypted to the lying server's key.
+    const send = await svc(liar.url, homeOf("alice"), ["send", "bob:1", "secret"]);
+    expect(send.code).toBe(EXIT.verification);
+    expect(send.stderr[0]).toMatch(/^svc: error: key transparency: the bundle of bob:1 fails/);
+  });
+
+  it("an unreachable server exits 1 with a clear message", async () => {
+    const home = await tempDir(closers, "svc-cli-unreachable-");
+    const port = await closedPort();
+    const down = `http://127.0.0.1:${port}`;
+    const text = await svc(down, home, ["init", "--address", "alice:1"]);
+    expect(text).toEqual({
+      code: EXIT.failure,
+      stdout: [],
+      stderr: [
+        `svc: error: cannot reach the server at ${down}: connect ECONNREFUSED 127.0.0.1:${port}`,
+      ],
+    });
+    const json = await svc(down, home, ["kt", "verify", "bob", "--json"]);
+    expect(json.code).toBe(EXIT.failure);
+    expect(parse(json.stderr)).toEqual([
+      { error: "NETWORK", message: expect.stringContaining(`cannot reach the server at ${down}`) },
+    ]);
+  });
+
+  it("a server refusal exits 1 with its code", async () => {
+    const { as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    const run = await as("alice", "send", "nobody:1", "hi");
+    expect(run.code).toBe(EXIT.failure);
+    expect(run.stderr).toEqual([
+      expect.stringMatching(/^svc: error: the server refused \(404 SVC_NOT_REGISTERED\): /),
+    ]);
+  });
+
+  it("exits 2 on usage errors with the message and the usage, 0 on --help", async () => {
+    const io = () => {
+      const out = { stdout: [] as string[], stderr: [] as string[] };
+      return {
+        out,
+        io: {
+          env: {},
+          stdout: (line: string) => out.stdout.push(line),
+          stderr: (line: string) => out.stderr.push(line),
+        },
+      };
+    };
+    for (const [argv, message, usage] of [
+      [[], "svc: no command given", "usage: svc [options] <command>"],
+      [["fly"], "svc: unknown command: fly", "usage: svc [options] <command>"],
+      [["send", "bob:1"], "svc: svc send takes <address> <text>", "usage: svc send <address>"],
+      [["listen", "--count", "x"], "svc: --count must be a whole number", "usage: svc listen"],
+      [["init", "--address", "a b"], 'svc: --address "a b" is not', "usage: svc init"],
+    ] as const) {
+      const { out, io: cliIo } = io();
+      expect(await runCli(argv, cliIo)).toBe(EXIT.usage);
+      expect(out.stdout).toEqual([]);
+      expect(out.stderr).toHaveLength(1);
+      expect(out.stderr[0]).toContain(message);
+      expect(out.stderr[0]).toContain(usage);
+      expect(out.stderr[0]).toMatch(/exit status: 0 ok/);
+    }
+    const help = io();
+    expect(await runCli(["--help"], help.io)).toBe(EXIT.ok);
+    expect(help.out).toEqual({ stdout: [USAGE], stderr: [] });
+    const listenHelp = io();
+    expect(await runCli(["listen", "-h"], listenHelp.io)).toBe(EXIT.ok);
+    expect(listenHelp.out.stdout[0]).toMatch(/^usage: svc listen \[--count <n>\]/);
+  });
+
+  it("shows progress on slow work for people, never with --json", async () => {
+    const { url, homeOf } = await world();
+    const labels: string[] = [];
+    const progress = <T>(label: string, work: Promise<T>) => {
+      labels.push(label);
+      return work;
+    };
+    await svc(url, homeOf("alice"), ["init", "--address", "alice:1"], { progress });
+    await svc(url, homeOf("bob"), ["init", "--address", "bob:1", "--json"], { progress });
+    await svc(url, homeOf("alice"), ["send", "bob:1", "hi"], { progress });
+    await svc(url, homeOf("bob"), ["listen", "--count", "1"], { progress });
+    expect(labels).toEqual(["registering alice:1", "sending to bob:1", "fetching queued messages"]);
+  });
+});

@@ -1,0 +1,108 @@
+import { SvcClient } from "@svc/client";
+import { fileStore, nodeClientOptions } from "@svc/client/node";
+import {
+  type ArgsEnv,
+  type CommandArgs,
+  commandUsage,
+  parseSvcArgs,
+  type SvcArgs,
+  USAGE,
+  UsageError,
+} from "./args.js";
+import { EXIT } from "./exit.js";
+import { describeFailure, describeWarning } from "./failure.js";
+import { LeftForNextListen, type ListenContext, listen } from "./listen.js";
+import { identityReport, keysReport, ktReport, problemLine, sentReport } from "./output.js";
+import { type Progress, silentProgress } from "./progress.js";
+
+export interface CliIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  /** Where SVC_SERVER, SVC_HOME and the per-user directory come from; default process.env. */
+  env?: ArgsEnv;
+  /** Ends `listen` with exit 0 (SIGINT/SIGTERM in the real CLI). */
+  signal?: AbortSignal;
+  /** Shown on slow work without --json: the real CLI's spinner when stderr is a terminal. */
+  progress?: Progress;
+}
+
+/** `svc <argv>`; resolves to the exit status (EXIT). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let args: SvcArgs;
+  try {
+    args = parseSvcArgs(argv, io.env ?? process.env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    const usage = error.command === undefined ? USAGE : commandUsage(error.command);
+    io.stderr(`svc: ${error.message}\n\n${usage}`);
+    return EXIT.usage;
+  }
+  if (args.command === "help") {
+    io.stdout(args.text);
+    return EXIT.ok;
+  }
+  const { server, home, json } = args;
+  const warn = (error: unknown) => {
+    if (error instanceof LeftForNextListen) return;
+    io.stderr(problemLine("warning", describeWarning(error, server, home), json));
+  };
+  let client: SvcClient | undefined;
+  try {
+    client = await SvcClient.open({
+      server,
+      store: fileStore(home),
+      ...nodeClientOptions(),
+      onError: warn,
+    });
+    return await runCommand(args, {
+      client,
+      print: (report) => io.stdout(json ? JSON.stringify(report.json) : report.text),
+      note: (line) => {
+        if (!json) io.stderr(`svc: ${line}`);
+      },
+      fail: (problem) => io.stderr(problemLine("error", problem, json)),
+      progress: json ? silentProgress : (io.progress ?? silentProgress),
+      signal: io.signal,
+    });
+  } catch (error) {
+    const failure = describeFailure(error, server, home);
+    if (failure === undefined) throw error;
+    io.stderr(problemLine("error", failure, json));
+    return failure.exit;
+  } finally {
+    await client?.close();
+  }
+}
+
+const utf8 = new TextEncoder();
+
+/** One verb of the client, its result printed. */
+async function runCommand(args: CommandArgs, context: ListenContext): Promise<number> {
+  const { client, print, progress } = context;
+  switch (args.command) {
+    case "init": {
+      const identity = await progress(`registering ${args.address}`, client.init(args.address));
+      print(identityReport(identity, "registered keys and inbox:"));
+      break;
+    }
+    case "whoami":
+      print(identityReport(await client.whoami()));
+      break;
+    case "send": {
+      const sent = client.send(args.to, utf8.encode(args.text));
+      print(sentReport(args.to, (await progress(`sending to ${args.to}`, sent)).msgId));
+      break;
+    }
+    case "listen":
+      return listen(context, args);
+    case "keys status":
+      print(keysReport(await progress("asking the server", client.keysStatus())));
+      break;
+    case "kt verify": {
+      const verified = client.verifyKt(args.address);
+      print(ktReport(args.address, await progress(`verifying ${args.address}`, verified)));
+      break;
+    }
+  }
+  return EXIT.ok;
+}

@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestStorage } from "@svc/db/testing";
+import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { type CliIo, runCli } from "../run.js";
+
+/** What a test started, to stop after it, last started first. */
+export type Closer = () => Promise<void>;
+
+/** A real prekey server (KT and inbox on) on a fresh test database and a free port. */
+export async function startTestServer(closers: Closer[]): Promise<{ url: string }> {
+  const storage = await createTestStorage({ migrations });
+  closers.push(() => storage.close());
+  const dataDir = await tempDir(closers, "svc-cli-server-");
+  const config = loadConfig({ SVC_PORT: "0", SVC_LOG_LEVEL: "silent", SVC_DATA_DIR: dataDir });
+  const server = await startServer(config, { storage });
+  closers.push(() => server.stop());
+  return { url: server.url };
+}
+
+/**
+ * A server that lies: it relays plain requests to `upstream` but answers every prekey bundle with
+ * another identity DH key, which the bundle's key-transparency proof does not cover.
+ */
+export async function startLyingProxy(
+  upstream: string,
+  closers: Closer[],
+): Promise<{ url: string }> {
+  const proxy = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+    const headers: Record<string, string> = {};
+    if (req.headers["content-type"]) headers["content-type"] = req.headers["content-type"];
+    const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, body });
+    let text = await answer.text();
+    if (answer.ok && req.url?.startsWith("/v1/keys/bundle/")) {
+      const bundle = JSON.parse(text) as { identityDHKey: string };
+      bundle.identityDHKey = Buffer.alloc(32, 7).toString("base64");
+      text = JSON.stringify(bundle);
+    }
+    res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => proxy.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` };
+}
+
+export async function tempDir(closers: Closer[], prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  closers.push(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** One run of the CLI in this process: its exit status and the lines it wrote. */
+export interface CliRun {
+  code: number;
+  stdout: string[];
+  stderr: string[];
+}
+
+/** Runs `svc <argv>` against `server` with `home` as if from a shell with neither variable set. */
+export function svc(
+  server: string,
+  home: string,
+  argv: string[],
+  io: Partial<CliIo> = {},
+): Promise<CliRun> & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const running = runCli(argv, {
+    env: { SVC_SERVER: server, SVC_HOME: home },
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+    ...io,
+  }).then((code) => ({ code, stdout, stderr }));
+  return Object.assign(running, { stdout, stderr });
+}
