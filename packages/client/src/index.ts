@@ -1,3 +1,4 @@
+export { SvcError } from "@svc/protocol";
 export {
   type ApiAnswer,
   type ApiFields,
