@@ -1,0 +1,80 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createTestStorage, until } from "@svc/db/testing";
+import { migrations } from "@svc/prekey-server";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "./exit.js";
+import { type Closer, startTestServer, svc, tempDir } from "./test-support/server.js";
+
+const BIN = fileURLToPath(new URL("../bin/svc.js", import.meta.url));
+/** The bin runs the build (dist/), which `pnpm build` (or `pnpm svc`) makes; CI builds first. */
+const built = existsSync(fileURLToPath(new URL("../dist/cli.js", import.meta.url)));
+
+const closers: Closer[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/** `node bin/svc.js <argv>` as a shell would start it; output collected as it comes. */
+function spawnSvc(argv: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, ...argv], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const out = { stdout: "", stderr: "" };
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out.stdout += chunk.toString();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    out.stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  closers.push(async () => {
+    if (child.exitCode === null) child.kill("SIGKILL");
+    await exited;
+  });
+  return { child: child as ChildProcess, out, exited };
+}
+
+describe.skipIf(!built)("the svc binary (dist/, after pnpm build)", () => {
+  beforeAll(async () => (await createTestStorage({ migrations })).close());
+
+  it("prints its usage, exits 2 on a usage error and 5 without an identity", async () => {
+    const help = spawnSvc(["--help"]);
+    expect(await help.exited).toBe(EXIT.ok);
+    expect(help.out.stdout).toMatch(/^usage: svc \[options\] <command>[\s\S]*exit status: 0 ok/);
+
+    const usage = spawnSvc(["send", "bob:1"]);
+    expect(await usage.exited).toBe(EXIT.usage);
+    expect(usage.out.stderr).toMatch(/^svc: svc send takes <address> <text>\n\nusage: svc send/);
+
+    const home = await tempDir(closers, "svc-bin-none-");
+    const none = spawnSvc(["whoami", "--json"], { SVC_HOME: home });
+    expect(await none.exited).toBe(EXIT.identity);
+    expect(none.out.stdout).toBe("");
+    expect(JSON.parse(none.out.stderr)).toMatchObject({ error: "NO_IDENTITY" });
+  });
+
+  it("listens until SIGTERM, printing what another home sends, then exits 0", async () => {
+    const { url } = await startTestServer(closers);
+    const homes = await tempDir(closers, "svc-bin-homes-");
+    const env = { SVC_SERVER: url, SVC_HOME: join(homes, "bob") };
+    const init = spawnSvc(["init", "--address", "bob:1"], env);
+    expect(await init.exited).toBe(EXIT.ok);
+    await svc(url, join(homes, "alice"), ["init", "--address", "alice:1"]);
+    await svc(url, join(homes, "alice"), ["send", "bob:1", "queued"]);
+
+    const listening = spawnSvc(["listen"], env);
+    await until(() => listening.out.stdout.includes("alice:1: queued\n"), 15_000);
+    await until(() => listening.out.stderr.includes("svc: listening as bob:1"), 15_000);
+    await svc(url, join(homes, "alice"), ["send", "bob:1", "live"]);
+    await until(() => listening.out.stdout.includes("alice:1: live\n"), 15_000);
+    listening.child.kill("SIGTERM");
+    expect(await listening.exited).toBe(EXIT.ok);
+    expect(listening.out.stdout).toBe("alice:1: queued\nalice:1: live\n");
+    // stderr is not a terminal here: no spinner, only the status line.
+    expect(listening.out.stderr).toMatch(/^svc: listening as bob:1 \((ws|sse|poll) bridge\)\n$/);
+  });
+});
