@@ -10,7 +10,7 @@ export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
 export { observeRequests, type RequestVariables } from "./observe-requests.js";
 export { createRateLimit, type RateLimit, type RateLimitOptions, unlimited } from "./rate-limit.js";
 export { type ListeningServer, listen, stopOnSignals } from "./serve.js";
-export { rawPath, requireFresh, signedBodyValid } from "./signed-body.js";
+export { requireFresh, signedBodyValid } from "./signed-body.js";
 export {
   type BridgeQuery,
   type PresenceQuery,
@@ -22,5 +22,5 @@ export {
   verifySignedQuery,
 } from "./signed-query.js";
 export { END_GRACE_MS, EventStream } from "./sse/event-stream.js";
-export { PING_INTERVAL_MS, PingTicker } from "./sse/pings.js";
+export { PingTicker } from "./sse/pings.js";
 export { createWebEventStream, type WebEventStream } from "./sse/web-event-stream.js";

@@ -1,4 +1,3 @@
-export { CursorCodec } from "./cursor.js";
 export type {
   DepositInput,
   DepositNotice,
@@ -8,13 +7,7 @@ export type {
 } from "./deposit.js";
 export type { InboxErrorCode } from "./errors.js";
 export { InboxError } from "./errors.js";
-export {
-  clampExpiry,
-  MAX_RETRY_AFTER_SECONDS,
-  retryAfterSeconds,
-  senderName,
-  type TtlBounds,
-} from "./policy.js";
+export { retryAfterSeconds, type TtlBounds } from "./policy.js";
 export { type PrunerOptions, startPruner } from "./pruner.js";
 export { inboxBlobs, inboxMigrations, inboxRegistrations } from "./schema.js";
 export {
@@ -22,7 +15,4 @@ export {
   type DepositListener,
   InboxStore,
   type InboxStoreOptions,
-  MAX_BACKLOG_LIMIT,
-  MAX_FETCH_LIMIT,
-  PRUNE_BATCH,
 } from "./store.js";

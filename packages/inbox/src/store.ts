@@ -1,6 +1,6 @@
 import { equalBytes } from "@svc/canonical";
 import { createBatcher, type Database, preparedRows } from "@svc/db";
-import type { BridgeEnvelope, FetchPage } from "@svc/protocol";
+import { type BridgeEnvelope, type FetchPage, LIMITS } from "@svc/protocol";
 import { and, eq, sql } from "drizzle-orm";
 import { toBase64 } from "./bytes.js";
 import { CursorCodec } from "./cursor.js";
@@ -51,7 +51,7 @@ export interface CommittedDeposit {
 
 export type DepositListener = (deposit: CommittedDeposit) => void;
 
-export const MAX_FETCH_LIMIT = 100;
+export const MAX_FETCH_LIMIT = LIMITS.fetchLimit.max;
 export const MAX_BACKLOG_LIMIT = 1000;
 export const PRUNE_BATCH = 500;
 const CURSOR_SECRET = "inbox-cursor";

@@ -1,5 +1,5 @@
 export type { Appended, KtChange } from "./append-batch.js";
 export { KtLogError, type KtLogErrorCode } from "./errors.js";
-export { KtLog, type KtLogOptions, MAX_LEAVES_PER_READ } from "./kt-log.js";
+export { KtLog, type KtLogOptions } from "./kt-log.js";
 export { ktLeaves, ktLogMigrations } from "./schema.js";
 export { createSthSigner, type SthSigner } from "./signer.js";

@@ -1,9 +1,10 @@
 import { equalBytes } from "@svc/canonical";
+import { LIMITS } from "@svc/protocol";
 import { PrekeyError } from "./errors.js";
 import type { OneTimePreKey } from "./types.js";
 
-export const MAX_PREKEYS_PER_REQUEST = 100;
-export const MAX_QUEUED_PREKEYS = 1000;
+export const MAX_PREKEYS_PER_REQUEST = LIMITS.prekeysPerRequest;
+export const MAX_QUEUED_PREKEYS = LIMITS.prekeysQueued;
 
 /**
  * D5: which of `entries` to append to a queue holding `queued`. An entry equal to a queued one
