@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { browserSkipReason, launchBrowser } from "@svc/browser-harness";
 import {
   bridgeQueryMessage,
   ed25519KeyPairFromSeed,
@@ -8,30 +8,17 @@ import {
   encodeBase64,
   signedBody,
 } from "@svc/canonical";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "../src/test-support/app.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "dashboard-token-0123456789";
 const artifacts = fileURLToPath(new URL("../test-artifacts/", import.meta.url));
 
-describe.skipIf(!existsSync(CHROMIUM))("observer dashboard in Chromium", () => {
+describe.skipIf(browserSkipReason() !== undefined)("observer dashboard in Chromium", () => {
   let browser: Browser;
   beforeAll(async () => {
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchBrowser();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

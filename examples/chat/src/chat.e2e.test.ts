@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { browserSkipReason, launchBrowser } from "@svc/browser-harness";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatServer, startChatServer } from "./chat-server.js";
-import { browserSkipReason, launchChromium } from "./test-support/chromium.js";
 
 /** Registering an identity, a KT check or a delivery may take seconds on a busy machine. */
 const POLL = { timeout: 15_000 };
@@ -26,7 +26,7 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), "svc-chat-"));
     chat = await startChatServer({ SVC_PORT: "0", SVC_DATA_DIR: dataDir, SVC_LOG_LEVEL: "warn" });
-    browser = await launchChromium();
+    browser = await launchBrowser();
   });
 
   afterAll(async () => {

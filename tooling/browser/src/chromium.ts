@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium; playwright-core brings no browser of its own. */
 export const CHROMIUM = "/usr/bin/chromium";
@@ -49,6 +49,22 @@ export function browserRequired(env: NodeJS.ProcessEnv = process.env): boolean {
     (ci !== undefined && ci !== "" && ci !== "0" && ci !== "false") ||
     env.SVC_REQUIRE_BROWSER === "1"
   );
+}
+
+/**
+ * Why the browser tests should skip here, or undefined when they run: a missing Chromium skips
+ * them locally, while where it is required (browserRequired) they run and the launch fails.
+ */
+export function browserSkipReason(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return browserRequired(env) ? undefined : chromiumMissing();
+}
+
+/**
+ * Headless Chromium for tests that load pages from a real server; playwright gives it a fresh
+ * profile directory, deleted on close. Each browser.newContext() is a separate identity.
+ */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS });
 }
 
 /** Why Chromium cannot run here, or undefined when it can. */

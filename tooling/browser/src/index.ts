@@ -1,9 +1,11 @@
 export { type BrowserBundle, bundleForBrowser } from "./bundle.js";
 export {
   browserRequired,
+  browserSkipReason,
   CHROMIUM,
   type ChromiumSession,
   chromiumMissing,
+  launchBrowser,
   launchChromium,
   PAGE_ORIGIN,
   type ServedFile,
