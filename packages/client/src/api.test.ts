@@ -83,6 +83,8 @@ describe("SvcApi", () => {
     const key = alice.signingPrivateKey;
 
     await api.health();
+    await api.healthz();
+    await api.ready();
     await api.ktLogId();
     await api.keysCount("alice@example.com:1");
     await api.keysBundle("alice@example.com:1");

@@ -41,6 +41,9 @@ export interface ApiOptions extends HttpOptions {
  */
 export interface SvcApi {
   health(options?: CallOptions): Promise<ApiAnswer<"health">>;
+  healthz(options?: CallOptions): Promise<ApiAnswer<"healthz">>;
+  /** Resolves when every backend is ready; a 503 (not ready) is ClientError BAD_RESPONSE. */
+  ready(options?: CallOptions): Promise<ApiAnswer<"ready">>;
   keysRegister(
     fields: ApiFields<"keysRegister">,
     key: SigningKey,
@@ -168,6 +171,8 @@ export function createApi(options: ApiOptions): SvcApi {
 
   return {
     health: (call) => get("health", "/health", undefined, call),
+    healthz: (call) => get("healthz", "/healthz", undefined, call),
+    ready: (call) => get("ready", "/ready", undefined, call),
     keysRegister: (fields, key, call) =>
       write("keysRegister", "/v1/keys/register", fields, key, call),
     keysBundle: (address, call) =>

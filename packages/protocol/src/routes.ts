@@ -28,7 +28,7 @@ import {
   LogIdResponse,
   SthResponse,
 } from "./schemas/kt.js";
-import { HealthResponse } from "./schemas/operations.js";
+import { HealthResponse, LivenessResponse, ReadyResponse } from "./schemas/operations.js";
 import {
   ChunkAck,
   ControlResponse,
@@ -52,9 +52,14 @@ export interface RouteContract {
 
 const BundleResponse = v.object({ ...PreKeyBundle.entries, ktProof: v.optional(KtProofJson) });
 
-/** Every JSON route of the interface: what the server validates and the client is typed by. */
+/**
+ * Every JSON route of the interface: what the server validates and the client is typed by. The
+ * observer's snapshot is left out: it is the operator dashboard's, and may gain members.
+ */
 export const ROUTES = {
   health: { method: "GET", path: "/health", auth: "anonymous", response: HealthResponse },
+  healthz: { method: "GET", path: "/healthz", auth: "anonymous", response: LivenessResponse },
+  ready: { method: "GET", path: "/ready", auth: "anonymous", response: ReadyResponse },
   keysRegister: {
     method: "POST",
     path: "/v1/keys/register",

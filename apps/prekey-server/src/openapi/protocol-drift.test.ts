@@ -175,6 +175,20 @@ describe("@svc/protocol and the served openapi.yaml", () => {
     expect(found).toEqual([]);
   });
 
+  it("has a ROUTES entry for every operation that answers JSON", () => {
+    const contracted = new Set(routes.map(([, route]) => `${route.method} ${route.path}`));
+    const operator = new Set(["GET /svc-observer/api/state"]);
+    const missing: string[] = [];
+    for (const [path, item] of Object.entries(document.paths as Record<string, Json>)) {
+      for (const [method, op] of Object.entries(item) as Array<[string, Json]>) {
+        const key = `${method.toUpperCase()} ${path}`;
+        const ok = (op.responses as Record<string, Json> | undefined)?.["200"];
+        if (jsonSchemaOf(ok) && !contracted.has(key) && !operator.has(key)) missing.push(key);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it("lists the same error codes", () => {
     const error = resolve({ $ref: "#/components/schemas/ErrorResponse" });
     const code = (error.properties as Record<string, Json>).code as Json;
