@@ -176,6 +176,14 @@ describe("svc", () => {
     expect(listening.stderr[0]).toMatch(/^svc: listening as bob:1 \((ws|sse|poll) bridge\)$/);
     await as("alice", "send", "bob:1", "are you there?");
     await until(() => listening.stdout.length === 1, 15_000);
+    // The listening process holds bob's home: one svc at a time per home.
+    const second = await as("bob", "whoami");
+    expect(second.code).toBe(EXIT.failure);
+    expect(second.stderr).toEqual([
+      expect.stringMatching(
+        `^svc: error: the key store in ${homeOf("bob")} is in use by another svc: .*state.lock is held by process ${process.pid}`,
+      ),
+    ]);
     stop.abort();
     expect(await listening).toMatchObject({ code: EXIT.ok, stdout: ["alice:1: are you there?"] });
   });
@@ -209,7 +217,7 @@ describe("svc", () => {
     ]);
   });
 
-  it("kt verify prints the tree size and leaf index, and exits 3 against a lying server", async () => {
+  it("kt verify prints the tree size and leaf index; exit 3 from a lying server or one without KT", async () => {
     const { url, homeOf, as } = await world();
     await as("alice", "init", "--address", "alice:1");
     const [bob] = parse((await as("bob", "init", "--address", "bob:1", "--json")).stdout);
@@ -235,6 +243,15 @@ describe("svc", () => {
     const send = await svc(liar.url, homeOf("alice"), ["send", "bob:1", "secret"]);
     expect(send.code).toBe(EXIT.verification);
     expect(send.stderr[0]).toMatch(/^svc: error: key transparency: the bundle of bob:1 fails/);
+
+    // A server without a log cannot prove anything either.
+    const noKt = await startTestServer(closers, { SVC_KT: "off" });
+    await svc(noKt.url, homeOf("dave"), ["init", "--address", "dave:1"]);
+    const unproven = await svc(noKt.url, homeOf("erin"), ["kt", "verify", "dave:1", "--json"]);
+    expect(unproven.code).toBe(EXIT.verification);
+    expect(parse(unproven.stderr)).toEqual([
+      { error: "KT_UNAVAILABLE", message: expect.stringMatching(/^key transparency: /) },
+    ]);
   });
 
   it("an unreachable server exits 1 with a clear message", async () => {

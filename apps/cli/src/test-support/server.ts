@@ -10,12 +10,20 @@ import { type CliIo, runCli } from "../run.js";
 /** What a test started, to stop after it, last started first. */
 export type Closer = () => Promise<void>;
 
-/** A real prekey server (KT and inbox on) on a fresh test database and a free port. */
-export async function startTestServer(closers: Closer[]): Promise<{ url: string }> {
+/** A real prekey server (KT and inbox on unless `env` says) on a fresh test database and a free port. */
+export async function startTestServer(
+  closers: Closer[],
+  env: Record<string, string> = {},
+): Promise<{ url: string }> {
   const storage = await createTestStorage({ migrations });
   closers.push(() => storage.close());
   const dataDir = await tempDir(closers, "svc-cli-server-");
-  const config = loadConfig({ SVC_PORT: "0", SVC_LOG_LEVEL: "silent", SVC_DATA_DIR: dataDir });
+  const config = loadConfig({
+    SVC_PORT: "0",
+    SVC_LOG_LEVEL: "silent",
+    SVC_DATA_DIR: dataDir,
+    ...env,
+  });
   const server = await startServer(config, { storage });
   closers.push(() => server.stop());
   return { url: server.url };
