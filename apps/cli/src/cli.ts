@@ -1,4 +1,4 @@
-import { spinnerProgress } from "./progress.js";
+import { terminalSpinner } from "./progress.js";
 import { runCli } from "./run.js";
 
 // The `svc` binary (bin/svc.js). The first SIGINT / SIGTERM ends `listen` cleanly (exit 0); a
@@ -7,9 +7,17 @@ const stop = new AbortController();
 process.once("SIGINT", () => stop.abort());
 process.once("SIGTERM", () => stop.abort());
 
+// The spinner shares the terminal with the output: its line is erased before each line written.
+const spinner = process.stderr.isTTY ? terminalSpinner(process.stderr) : undefined;
 process.exitCode = await runCli(process.argv.slice(2), {
-  stdout: (line) => process.stdout.write(`${line}\n`),
-  stderr: (line) => process.stderr.write(`${line}\n`),
+  stdout: (line) => {
+    spinner?.clear();
+    process.stdout.write(`${line}\n`);
+  },
+  stderr: (line) => {
+    spinner?.clear();
+    process.stderr.write(`${line}\n`);
+  },
   signal: stop.signal,
-  ...(process.stderr.isTTY ? { progress: spinnerProgress(process.stderr) } : {}),
+  ...(spinner ? { progress: spinner.progress } : {}),
 });

@@ -6,19 +6,35 @@ export const silentProgress: Progress = (_label, work) => work;
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 
+/** A spinner on a terminal's stderr; `clear` erases it so that a line can be written there. */
+export interface Spinner {
+  progress: Progress;
+  /** Erases the spinner's line, if drawn; the next frame draws it again below what was written. */
+  clear(): void;
+}
+
 /**
- * A spinner and `label` on `stream` (a terminal's stderr) once `work` has taken over `delayMs`;
- * the line is erased when the work settles, so what follows starts on a clean line.
+ * Shows a spinner and the label on `stream` once a piece of work has taken over `delayMs`; the
+ * line is erased when the work settles.
  */
-export function spinnerProgress(
+export function terminalSpinner(
   stream: { write(chunk: string): unknown },
   delayMs = 1000,
   frameMs = 80,
-): Progress {
-  return async (label, work) => {
+): Spinner {
+  let drawn = false;
+  const clear = () => {
+    if (!drawn) return;
+    stream.write("\r\x1b[K");
+    drawn = false;
+  };
+  const progress: Progress = async (label, work) => {
     let frame = 0;
     let spinning: ReturnType<typeof setInterval> | undefined;
-    const draw = () => stream.write(`\r${FRAMES[frame++ % FRAMES.length]} ${label}`);
+    const draw = () => {
+      stream.write(`\r${FRAMES[frame++ % FRAMES.length]} ${label}`);
+      drawn = true;
+    };
     const start = setTimeout(() => {
       draw();
       spinning = setInterval(draw, frameMs);
@@ -27,10 +43,9 @@ export function spinnerProgress(
       return await work;
     } finally {
       clearTimeout(start);
-      if (spinning !== undefined) {
-        clearInterval(spinning);
-        stream.write("\r\x1b[K");
-      }
+      clearInterval(spinning);
+      clear();
     }
   };
+  return { progress, clear };
 }
