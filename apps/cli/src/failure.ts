@@ -71,11 +71,14 @@ export function describeWarning(error: unknown, server: string, home: string): P
     : { code: "Error", message: String(error) };
 }
 
-/** The innermost message of an error chain: "connect ECONNREFUSED 127.0.0.1:1", not "fetch failed". */
+/**
+ * The innermost message of an error chain: "connect ECONNREFUSED 127.0.0.1:1", not "fetch failed";
+ * the code when it has none (the AggregateError of a connection tried on several addresses).
+ */
 function rootCause(error: Error): string {
-  let inner: unknown = error;
-  while (inner instanceof Error && inner.cause instanceof Error) inner = inner.cause;
-  return inner instanceof Error && inner !== error ? inner.message : error.message;
+  let inner = error;
+  while (inner.cause instanceof Error) inner = inner.cause;
+  return inner.message || (inner as NodeJS.ErrnoException).code || error.message;
 }
 
 /** A Node system error (EACCES, ENOTDIR, EROFS…) from the key store's files. */

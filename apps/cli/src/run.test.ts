@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { mkdir, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -270,6 +270,25 @@ describe("svc", () => {
     expect(json.code).toBe(EXIT.failure);
     expect(parse(json.stderr)).toEqual([
       { error: "NETWORK", message: expect.stringContaining(`cannot reach the server at ${down}`) },
+    ]);
+  });
+
+  it("a key store that cannot be used exits 1 with what is wrong", async () => {
+    const dir = await tempDir(closers, "svc-cli-store-");
+    const file = join(dir, "not-a-dir");
+    await writeFile(file, "");
+    const notDir = await svc("http://127.0.0.1:9", file, ["whoami"]);
+    expect(notDir.code).toBe(EXIT.failure);
+    expect(notDir.stderr).toEqual([
+      expect.stringMatching(`^svc: error: cannot use the key store in ${file}: EEXIST`),
+    ]);
+    const corrupt = join(dir, "corrupt");
+    await mkdir(corrupt);
+    await writeFile(join(corrupt, "state.json"), "{not json");
+    const bad = await svc("http://127.0.0.1:9", corrupt, ["whoami", "--json"]);
+    expect(bad.code).toBe(EXIT.failure);
+    expect(parse(bad.stderr)).toEqual([
+      { error: "BAD_STATE", message: `${join(corrupt, "state.json")} is not JSON` },
     ]);
   });
 
