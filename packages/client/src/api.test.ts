@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { ed25519KeyPairFromSeed, encodeBase64 } from "@svc/canonical";
 import { msgIdOf, ROUTES, SvcError } from "@svc/protocol";
 import { createIdentity, createOneTimePreKey, createSignedPreKey } from "@svc/ratchet";
@@ -13,12 +15,18 @@ const API_ROUTES = Object.keys(ROUTES).filter(
 
 function apiOn(
   server: string,
-  options: { fetch?: typeof fetch; maxRetries?: number; now?: () => number } = {},
+  options: {
+    fetch?: typeof fetch;
+    maxRetries?: number;
+    now?: () => number;
+    requestTimeoutMs?: number;
+  } = {},
 ) {
   return createApi({
     server,
     fetch: options.fetch ?? fetch,
     maxRetries: options.maxRetries ?? 2,
+    requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
     now: options.now ?? Date.now,
   });
 }
@@ -204,5 +212,20 @@ describe("SvcApi", () => {
     const error = await unreachable.health().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClientError);
     expect(error).toMatchObject({ code: "NETWORK" });
+  });
+
+  it("fails with TIMEOUT when the server accepts the request and never answers", async () => {
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const { port } = silent.address() as AddressInfo;
+    try {
+      const api = apiOn(`http://127.0.0.1:${port}`, { requestTimeoutMs: 200 });
+      const started = performance.now();
+      await expect(api.health()).rejects.toMatchObject({ name: "ClientError", code: "TIMEOUT" });
+      expect(performance.now() - started).toBeLessThan(5000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
   });
 });

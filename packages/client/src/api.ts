@@ -5,7 +5,7 @@ import {
   encodeBase64,
   signedBody,
 } from "@svc/canonical";
-import { ROUTES } from "@svc/protocol";
+import { LIMITS, ROUTES } from "@svc/protocol";
 import type * as v from "valibot";
 import { type HttpOptions, request, urlOf } from "./http.js";
 
@@ -206,6 +206,7 @@ export function createApi(options: ApiOptions): SvcApi {
         query: { ...signedQuery("poll", query, key), timeoutMs: query.timeoutMs },
         response: ROUTES.bridgePoll.response,
         signal: call?.signal,
+        holdMs: query.timeoutMs ?? LIMITS.pollTimeoutMs.default,
       }),
     bridgeUrl(kind, query, key) {
       const url = urlOf(options.server, `/v1/bridge/${kind}`, signedQuery(kind, query, key));

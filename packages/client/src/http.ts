@@ -10,6 +10,7 @@ export interface HttpOptions {
   server: string;
   fetch: typeof fetch;
   maxRetries: number;
+  requestTimeoutMs: number;
 }
 
 export interface HttpCall<TSchema extends v.GenericSchema> {
@@ -22,6 +23,8 @@ export interface HttpCall<TSchema extends v.GenericSchema> {
   /** The success answer's schema; every answer is validated against it. */
   response: TSchema;
   signal?: AbortSignal | undefined;
+  /** Time the server may hold the request on purpose (a long-poll), on top of the timeout. */
+  holdMs?: number;
 }
 
 /**
@@ -35,12 +38,14 @@ export async function request<TSchema extends v.GenericSchema>(
 ): Promise<v.InferOutput<TSchema>> {
   const url = urlOf(options.server, call.path, call.query);
   for (let attempt = 0; ; attempt++) {
-    const init: RequestInit = { method: call.method, signal: call.signal ?? null };
+    const init: RequestInit = { method: call.method };
     if (call.body) {
       init.body = JSON.stringify(call.body());
       init.headers = { "content-type": "application/json" };
     }
-    const response = await send(options.fetch, url, init, call);
+    const timeout = AbortSignal.timeout(options.requestTimeoutMs + (call.holdMs ?? 0));
+    init.signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const response = await send(options.fetch, url, init, call, timeout);
     if (response.ok) return parseAnswer(response, call);
     const error = await errorOf(response, call);
     const wait = retryWait(error);
@@ -90,11 +95,17 @@ async function send(
   url: string,
   init: RequestInit,
   call: { method: string; path: string; signal?: AbortSignal | undefined },
+  timeout: AbortSignal,
 ): Promise<Response> {
   try {
     return await fetchFunction(url, init);
   } catch (error) {
     if (call.signal?.aborted) throw call.signal.reason;
+    if (timeout.aborted) {
+      throw new ClientError("TIMEOUT", `${call.method} ${call.path}: the server did not answer`, {
+        cause: error,
+      });
+    }
     throw new ClientError("NETWORK", `${call.method} ${call.path} failed: ${describe(error)}`, {
       cause: error,
     });

@@ -21,6 +21,11 @@ export interface ClientOptions {
   prekeys?: { target?: number; threshold?: number };
   /** Retries of a 429 or 503 after its Retry-After (default 2). */
   maxRetries?: number;
+  /**
+   * How long a request may go unanswered before it fails with ClientError TIMEOUT (default 30 s);
+   * a long-poll gets its own hold time on top.
+   */
+  requestTimeoutMs?: number;
   /** Problems that end no call: dropped envelopes, handler errors, failed acks, reconnects. */
   onError?: (error: unknown) => void;
 }
@@ -34,6 +39,7 @@ export interface ResolvedOptions {
   now: () => number;
   prekeys: { target: number; threshold: number };
   maxRetries: number;
+  requestTimeoutMs: number;
   onError: (error: unknown) => void;
 }
 
@@ -64,6 +70,10 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (!Number.isSafeInteger(maxRetries) || maxRetries < 0) {
     throw new RangeError("options.maxRetries must be a non-negative integer");
   }
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  if (!Number.isSafeInteger(requestTimeoutMs) || requestTimeoutMs < 1) {
+    throw new RangeError("options.requestTimeoutMs must be a positive integer");
+  }
   const globalWebSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
   return {
     server: server.replace(/\/+$/, ""),
@@ -74,6 +84,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     now: options.now ?? Date.now,
     prekeys: { target, threshold },
     maxRetries,
+    requestTimeoutMs,
     onError: options.onError ?? (() => undefined),
   };
 }
