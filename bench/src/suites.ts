@@ -1,4 +1,5 @@
 import { bridgesSuite } from "./bridges/bridges.js";
+import { e2eSuite } from "./e2e/e2e.js";
 import { inboxSuite } from "./inbox/inbox.js";
 import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
@@ -11,4 +12,5 @@ export const suites: Record<string, () => Promise<void>> = {
   bridges: bridgesSuite,
   kt: ktSuite,
   ratchet: ratchetSuite,
+  e2e: e2eSuite,
 };
