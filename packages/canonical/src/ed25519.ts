@@ -1,3 +1,4 @@
+import { ed25519 } from "@noble/curves/ed25519.js";
 import nacl from "tweetnacl";
 import { passesStrictEd25519Checks } from "./ed25519-strict.js";
 
@@ -37,14 +38,21 @@ export const portableEd25519: Ed25519Verifier = strictEd25519((signature, messag
 
 export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
   requireSeed(seed);
-  const { publicKey, secretKey } = nacl.sign.keyPair.fromSeed(seed);
+  const publicKey = ed25519.getPublicKey(seed);
+  const secretKey = new Uint8Array(64);
+  secretKey.set(seed);
+  secretKey.set(publicKey, 32);
   return { publicKey, secretKey };
 }
 
-/** Deterministic RFC 8032 signature (64 bytes). */
+/**
+ * Deterministic RFC 8032 signature (64 bytes). Signed with @noble/curves: a dozen times faster
+ * than tweetnacl here, which a client pays twice per message (the deposit and the ack).
+ */
 export function ed25519Sign(message: Uint8Array, seed: Uint8Array): Uint8Array {
   requireBytes(message, "message");
-  return nacl.sign.detached(message, ed25519KeyPairFromSeed(seed).secretKey);
+  requireSeed(seed);
+  return ed25519.sign(message, seed);
 }
 
 /** RFC 7748 X25519 public key of a 32-byte private key (clamped as usual). */
