@@ -1,12 +1,7 @@
-import {
-  type BridgeKind,
-  bridgeQueryMessage,
-  ed25519Sign,
-  encodeBase64,
-  signedBody,
-} from "@svc/canonical";
+import { type BridgeKind, bridgeQueryMessage, ed25519Sign, encodeBase64 } from "@svc/canonical";
 import { LIMITS, ROUTES } from "@svc/protocol";
 import type * as v from "valibot";
+import { createBodySigner } from "./body-signer.js";
 import { type HttpOptions, request, urlOf } from "./http.js";
 
 type Routes = typeof ROUTES;
@@ -120,9 +115,10 @@ export interface BridgeQueryFields {
 
 export function createApi(options: ApiOptions): SvcApi {
   const http: HttpOptions = options;
+  const signBody = createBodySigner();
   const signed =
     (method: string, path: string, fields: Record<string, unknown>, key: SigningKey) => () =>
-      signedBody(method, path, { ...fields, signedAt: options.now() }, key);
+      signBody(method, path, { ...fields, signedAt: options.now() }, key);
   const get = <N extends ApiRouteName>(
     name: N,
     path: string,

@@ -19,7 +19,7 @@ export interface HttpCall<TSchema extends v.GenericSchema> {
   path: string;
   query?: Record<string, string | number | undefined>;
   /** Built again for every attempt, so a retried signed body carries a fresh signedAt. */
-  body?: () => Record<string, unknown>;
+  body?: () => Promise<Record<string, unknown>>;
   /** The success answer's schema; every answer is validated against it. */
   response: TSchema;
   signal?: AbortSignal | undefined;
@@ -40,7 +40,7 @@ export async function request<TSchema extends v.GenericSchema>(
   for (let attempt = 0; ; attempt++) {
     const init: RequestInit = { method: call.method };
     if (call.body) {
-      init.body = JSON.stringify(call.body());
+      init.body = JSON.stringify(await call.body());
       init.headers = { "content-type": "application/json" };
     }
     const timeout = AbortSignal.timeout(options.requestTimeoutMs + (call.holdMs ?? 0));
