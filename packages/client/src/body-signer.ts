@@ -20,8 +20,11 @@ export type BodySigner = (
  * message (the deposit and the ack). Elsewhere @svc/canonical signs. Ed25519 is deterministic,
  * so both give the same bytes.
  */
+/** WebCrypto's key type, named through the global so that both the DOM and Node typings fit. */
+type NativeKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
+
 export function createBodySigner(): BodySigner {
-  const keys = new Map<string, Promise<CryptoKey | undefined>>();
+  const keys = new Map<string, Promise<NativeKey | undefined>>();
   return async (method, path, fields, seed) => {
     const message = signedBodyMessage(method, path, fields);
     const id = encodeBase64(seed);
@@ -44,7 +47,7 @@ export function createBodySigner(): BodySigner {
   };
 }
 
-async function importSigningKey(seed: Uint8Array): Promise<CryptoKey | undefined> {
+async function importSigningKey(seed: Uint8Array): Promise<NativeKey | undefined> {
   const jwk = {
     kty: "OKP",
     crv: "Ed25519",

@@ -54,7 +54,7 @@ export function createBatcher<In, Out>(
       if (outputs.length !== batch.length) {
         throw new Error(`batch answered ${outputs.length} results for ${batch.length} calls`);
       }
-      batch.forEach((call, i) => call.resolve(outputs[i] as Out));
+      for (const [i, call] of batch.entries()) call.resolve(outputs[i] as Out);
     } catch (error) {
       for (const call of batch) call.reject(error);
     }
