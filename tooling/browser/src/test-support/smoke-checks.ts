@@ -81,6 +81,7 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       const api = c.createApi({
         server: "http://svc.test",
         maxRetries: 0,
+        requestTimeoutMs: 5000,
         now: () => 1763780000000,
         fetch: async (url: string | URL | Request, init?: RequestInit) => {
           requests.push({
@@ -279,6 +280,7 @@ interface ClientModule {
     server: string;
     fetch: typeof fetch;
     maxRetries: number;
+    requestTimeoutMs: number;
     now: () => number;
   }): {
     inboxAck(address: string, msgId: string, key: Uint8Array): Promise<unknown>;
