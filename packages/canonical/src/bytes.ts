@@ -1,7 +1,16 @@
 /** Byte helpers shared by every package: one definition of each. */
 
-function assertBytes(name: string, value: unknown): asserts value is Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+/** A Uint8Array, also one made in another realm (a worker, an iframe). */
+export function isBytes(value: unknown): value is Uint8Array {
+  return (
+    value instanceof Uint8Array ||
+    (ArrayBuffer.isView(value) && value.constructor.name === "Uint8Array")
+  );
+}
+
+/** Caller mistakes throw TypeError naming the argument. */
+export function assertBytes(name: string, value: unknown): asserts value is Uint8Array {
+  if (!isBytes(value)) throw new TypeError(`${name} must be a Uint8Array`);
 }
 
 function assertCount(name: string, value: unknown): asserts value is number {

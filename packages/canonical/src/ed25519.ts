@@ -1,5 +1,6 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
 import nacl from "tweetnacl";
+import { assertBytes } from "./bytes.js";
 import { passesStrictEd25519Checks } from "./ed25519-strict.js";
 
 export interface Ed25519Verifier {
@@ -22,9 +23,9 @@ export function strictEd25519(
 ): Ed25519Verifier {
   return {
     verify(signature, message, publicKey) {
-      requireBytes(signature, "signature");
-      requireBytes(message, "message");
-      requireBytes(publicKey, "publicKey");
+      assertBytes("signature", signature);
+      assertBytes("message", message);
+      assertBytes("publicKey", publicKey);
       if (!passesStrictEd25519Checks(signature, publicKey)) return false;
       return verifyWellFormed(signature, message, publicKey);
     },
@@ -50,7 +51,7 @@ export function ed25519KeyPairFromSeed(seed: Uint8Array): Ed25519KeyPair {
  * than tweetnacl here, which a client pays twice per message (the deposit and the ack).
  */
 export function ed25519Sign(message: Uint8Array, seed: Uint8Array): Uint8Array {
-  requireBytes(message, "message");
+  assertBytes("message", message);
   requireSeed(seed);
   return ed25519.sign(message, seed);
 }
@@ -61,11 +62,7 @@ export function x25519PublicKeyFromSeed(seed: Uint8Array): Uint8Array {
   return nacl.scalarMult.base(seed);
 }
 
-export function requireBytes(value: unknown, name: string): asserts value is Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-}
-
 function requireSeed(seed: Uint8Array): void {
-  requireBytes(seed, "seed");
+  assertBytes("seed", seed);
   if (seed.length !== 32) throw new RangeError("seed must be 32 bytes");
 }

@@ -2,7 +2,7 @@ export { isValidAddress, normalizeAddress } from "./address.js";
 export { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from "./base64.js";
 export type { BridgeKind, BridgeQuery, PresenceQuery } from "./bridge-query.js";
 export { bridgeQueryMessage, parseWatched, presenceQueryMessage } from "./bridge-query.js";
-export { concatBytes, equalBytes, u64be } from "./bytes.js";
+export { assertBytes, concatBytes, equalBytes, isBytes, u64be } from "./bytes.js";
 export type { Ed25519KeyPair, Ed25519Verifier } from "./ed25519.js";
 export {
   ed25519KeyPairFromSeed,

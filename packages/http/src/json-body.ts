@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { concatBytes } from "@svc/canonical";
 import { badRequest, SvcError } from "@svc/protocol";
 import type { Context } from "hono";
 import { unreadNodeRequest } from "./node-bindings.js";
@@ -79,11 +80,5 @@ async function readWebBody(request: Request, limit: number): Promise<Uint8Array>
     }
     chunks.push(value);
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
+  return concatBytes(...chunks);
 }

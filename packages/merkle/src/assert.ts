@@ -1,17 +1,8 @@
+import { assertBytes, isBytes } from "@svc/canonical";
+
 /** Input checks shared by the package. Caller mistakes throw TypeError/RangeError naming the argument. */
 
 export const HASH_SIZE = 32;
-
-export function isBytes(value: unknown): value is Uint8Array {
-  return (
-    value instanceof Uint8Array ||
-    (ArrayBuffer.isView(value) && value.constructor.name === "Uint8Array")
-  );
-}
-
-export function assertBytes(name: string, value: unknown): asserts value is Uint8Array {
-  if (!isBytes(value)) throw new TypeError(`${name} must be a Uint8Array`);
-}
 
 export function assertHash(name: string, value: unknown): asserts value is Uint8Array {
   assertBytes(name, value);

@@ -1,4 +1,5 @@
-import { assertBytes, assertCount, assertHash } from "./assert.js";
+import { assertBytes } from "@svc/canonical";
+import { assertCount, assertHash } from "./assert.js";
 import { MAP_DEPTH, mapNodeHash } from "./map-hash.js";
 
 /**

@@ -1,5 +1,5 @@
-import { equalBytes } from "@svc/canonical";
-import { assertCount, assertHash, HASH_SIZE, isBytes, isHash } from "./assert.js";
+import { equalBytes, isBytes } from "@svc/canonical";
+import { assertCount, assertHash, HASH_SIZE, isHash } from "./assert.js";
 import { MerkleError } from "./errors.js";
 import { EMPTY_MAP_NODE, MAP_DEPTH, mapLeafHash } from "./map-hash.js";
 import { keyBit, mapRootFrom } from "./map-path.js";

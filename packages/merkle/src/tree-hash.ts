@@ -1,5 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
-import { assertBytes, assertHash } from "./assert.js";
+import { assertBytes } from "@svc/canonical";
+import { assertHash } from "./assert.js";
 
 /** RFC 9162 section 2.1.1 domain-separation prefixes. */
 const LEAF_PREFIX = Uint8Array.of(0x00);

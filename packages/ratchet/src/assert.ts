@@ -1,19 +1,10 @@
+import { assertBytes } from "@svc/canonical";
+
 /** Input checks. Caller mistakes throw TypeError/RangeError naming the argument. */
 
 export const KEY_SIZE = 32;
 /** Largest prekey id the directory accepts (docs/protocol.md §7): 2^53 - 1. */
 export const MAX_KEY_ID = Number.MAX_SAFE_INTEGER;
-
-export function isBytes(value: unknown): value is Uint8Array {
-  return (
-    value instanceof Uint8Array ||
-    (ArrayBuffer.isView(value) && value.constructor.name === "Uint8Array")
-  );
-}
-
-export function assertBytes(name: string, value: unknown): asserts value is Uint8Array {
-  if (!isBytes(value)) throw new TypeError(`${name} must be a Uint8Array`);
-}
 
 export function assertKey(name: string, value: unknown): asserts value is Uint8Array {
   assertBytes(name, value);

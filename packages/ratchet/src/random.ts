@@ -1,5 +1,5 @@
 import { randomBytes } from "@noble/hashes/utils.js";
-import { isBytes } from "./assert.js";
+import { isBytes } from "@svc/canonical";
 
 /** A source of random bytes; tests inject a seeded one to get reproducible transcripts. */
 export type RandomBytes = (length: number) => Uint8Array;

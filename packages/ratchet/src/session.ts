@@ -1,5 +1,6 @@
+import { assertBytes } from "@svc/canonical";
 import type { IdentityKeys, PreKeyBundleKeys } from "@svc/protocol";
-import { assertBytes, assertKey, assertObject } from "./assert.js";
+import { assertKey, assertObject } from "./assert.js";
 import { dh, generateDh } from "./dh.js";
 import { dhRatchet, ratchetDecrypt, ratchetEncrypt } from "./double-ratchet.js";
 import { decodeEnvelope, encodePreKeyFields } from "./envelope.js";

@@ -1,7 +1,7 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
-import { concatBytes } from "@svc/canonical";
+import { assertBytes, concatBytes } from "@svc/canonical";
 import type { IdentityKeys, PreKeyBundleKeys } from "@svc/protocol";
-import { assertBytes, assertKey, assertKeyId, assertObject } from "./assert.js";
+import { assertKey, assertKeyId, assertObject } from "./assert.js";
 import { type DhKeyPair, dh } from "./dh.js";
 import { RatchetError } from "./errors.js";
 import type { Identity } from "./identity.js";
