@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { bundleForBrowser } from "@svc/browser-harness";
 import { loadConfig, type RunningServer, startServer } from "@svc/prekey-server";
-import { build } from "esbuild";
 
 /**
  * The page's sources, found from the package root so that this module works from src/ (tests)
@@ -25,7 +25,7 @@ export async function startChatServer(
 ): Promise<ChatServer> {
   const [html, script] = await Promise.all([
     readFile(`${PAGE_DIR}index.html`, "utf8"),
-    bundlePage(`${PAGE_DIR}main.ts`),
+    bundleForBrowser(`${PAGE_DIR}main.ts`).then((bundle) => bundle.code),
   ]);
   const server = await startServer(loadConfig(env));
   mountPage(server, html, script);
@@ -42,22 +42,4 @@ function mountPage(server: RunningServer, html: string, script: string): void {
   app.get("/chat.js", (c) =>
     c.body(script, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
   );
-}
-
-/** One ES module for browsers; workspace packages are bundled from their TypeScript sources. */
-async function bundlePage(entry: string): Promise<string> {
-  const result = await build({
-    entryPoints: [entry],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "browser",
-    target: "es2022",
-    conditions: ["source"],
-    sourcemap: "inline",
-    logLevel: "silent",
-  });
-  const [output] = result.outputFiles;
-  if (output === undefined) throw new Error(`esbuild wrote nothing for ${entry}`);
-  return output.text;
 }
