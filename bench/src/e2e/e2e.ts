@@ -17,8 +17,8 @@ const ROUND_SECONDS = QUICK ? 2 : 5;
 const WARMUP_SECONDS = QUICK ? 1 : 3;
 const MAX_IN_FLIGHT = 64;
 const PLAINTEXT_BYTES = 1024;
-/** A 0x02 envelope in the normal form: prefix (2 + 32 + 4 + 4), nonce (24), plaintext, tag (16). */
-const ENVELOPE_BYTES = 42 + 24 + PLAINTEXT_BYTES + 16;
+/** A 0x02 envelope in the normal form: prefix (2 + 32 + 4 + 4), nonce (12), plaintext, tag (16). */
+const ENVELOPE_BYTES = 42 + 12 + PLAINTEXT_BYTES + 16;
 const E2E_TARGET = 1.5;
 
 /**

@@ -64,6 +64,7 @@ export class SvcClient {
   #ktPin: KtPin | null = null;
   readonly #serial = new Serial();
   #saves: Promise<void> = Promise.resolve();
+  #queuedSave: Promise<void> | undefined;
   readonly #kt: KtCheck;
   readonly #mailbox: Mailbox;
   readonly #subscriptions = new Set<Subscription>();
@@ -400,11 +401,20 @@ export class SvcClient {
   }
 
   /** Queues a save of the state as it is now; resolves when it (and every earlier one) is done. */
+  /**
+   * Saves the state as it is when the save starts. Saves run one at a time; a call while one is
+   * queued and not started joins it, since that save will hold this call's changes too: under
+   * load a store writes (and a file store fsyncs) once per burst, not once per change.
+   */
   #persist(): Promise<void> {
-    const state = this.#state;
-    if (state === undefined) return this.#saves;
-    const snapshot = structuredClone(state);
-    const save = this.#saves.then(() => this.#options.store.save(snapshot));
+    if (this.#state === undefined) return this.#saves;
+    if (this.#queuedSave) return this.#queuedSave;
+    const save = this.#saves.then(() => {
+      this.#queuedSave = undefined;
+      const state = this.#state;
+      return state === undefined ? undefined : this.#options.store.save(structuredClone(state));
+    });
+    this.#queuedSave = save;
     this.#saves = save.catch(() => undefined);
     return save;
   }

@@ -1,14 +1,15 @@
-import { xchacha20poly1305 } from "@noble/ciphers/chacha.js";
+import { chacha20poly1305 } from "@noble/ciphers/chacha.js";
 
-export const NONCE_SIZE = 24;
+export const NONCE_SIZE = 12;
 export const TAG_SIZE = 16;
 
 /**
- * ENCRYPT(mk, plaintext, associated_data): XChaCha20-Poly1305 keyed with the message key itself
- * and a random 24-byte nonce sent with the ciphertext. A message key encrypts one message, so the
- * nonce matters only when a sender's state is rolled back (restored from a backup, or a crash
- * before it was saved) and the same key encrypts another plaintext: a random 192-bit nonce keeps
- * that from reusing keystream and the Poly1305 key.
+ * ENCRYPT(mk, plaintext, associated_data): ChaCha20-Poly1305 (RFC 8439) keyed with the message
+ * key itself and a random 12-byte nonce sent with the ciphertext. A message key encrypts one
+ * message, so the nonce matters only when a sender's state is rolled back (restored from a
+ * backup, or a crash before it was saved) and the same key encrypts another plaintext: the few
+ * nonces one key can ever see are random 96-bit values, so none repeats keystream or the
+ * Poly1305 key.
  */
 export function encrypt(
   mk: Uint8Array,
@@ -16,7 +17,7 @@ export function encrypt(
   plaintext: Uint8Array,
   ad: Uint8Array,
 ): Uint8Array {
-  return xchacha20poly1305(mk, nonce, ad).encrypt(plaintext);
+  return chacha20poly1305(mk, nonce, ad).encrypt(plaintext);
 }
 
 /** DECRYPT(mk, ciphertext, associated_data), or undefined when authentication fails. */
@@ -27,7 +28,7 @@ export function decrypt(
   ad: Uint8Array,
 ): Uint8Array | undefined {
   try {
-    return xchacha20poly1305(mk, nonce, ad).decrypt(ciphertext);
+    return chacha20poly1305(mk, nonce, ad).decrypt(ciphertext);
   } catch {
     return undefined;
   }

@@ -23,7 +23,7 @@ const preKeyFields: fc.Arbitrary<PreKeyFields> = fc.record({
   signedPreKeyId: keyId,
   oneTimePreKeyId: fc.option(keyId),
 });
-const nonce = fc.uint8Array({ minLength: 24, maxLength: 24 });
+const nonce = fc.uint8Array({ minLength: 12, maxLength: 12 });
 const ciphertext = fc.uint8Array({ minLength: 16, maxLength: 64 });
 const concat = (...parts: Uint8Array[]) => Uint8Array.from(parts.flatMap((part) => [...part]));
 
@@ -108,7 +108,7 @@ describe("decodeEnvelope refuses", () => {
       }),
       { dh: new Uint8Array(32).fill(4), pn: 0, n: 0 },
     ),
-    new Uint8Array(24),
+    new Uint8Array(12),
     new Uint8Array(16),
   );
 

@@ -1,0 +1,46 @@
+import { spawn, spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { measureRatchet, type RatchetRates, type RatchetTiming } from "./workloads.js";
+
+/** The Node measurement, and whether it ran on one core. */
+export interface NodeRatchetRates {
+  rates: RatchetRates;
+  pinned: boolean;
+}
+
+/**
+ * "On one core" taken literally: the workloads run in a child process pinned to CPU 0 with
+ * taskset, so V8's helper threads (concurrent marking, the compiler) share that core instead of
+ * borrowing the machine's others. Without taskset (not Linux) they run unpinned in this process.
+ */
+export async function nodeRatchetRates(
+  timing: Omit<RatchetTiming, "cpuMs">,
+): Promise<NodeRatchetRates> {
+  if (!hasTaskset())
+    return { rates: await measureRatchet({ ...timing, cpuMs: processCpuMs }), pinned: false };
+  const child = spawn("taskset", ["-c", "0", process.execPath, fileURLToPath(import.meta.url)], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, SVC_RATCHET_TIMING: JSON.stringify(timing) },
+  });
+  let output = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    output += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+  if (code !== 0) throw new Error(`the pinned ratchet measurement exited with ${code}`);
+  return { rates: JSON.parse(output) as RatchetRates, pinned: true };
+}
+
+function hasTaskset(): boolean {
+  return spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" }).status === 0;
+}
+
+export function processCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+if (process.env.SVC_RATCHET_TIMING && process.argv[1] === fileURLToPath(import.meta.url)) {
+  const timing = JSON.parse(process.env.SVC_RATCHET_TIMING) as Omit<RatchetTiming, "cpuMs">;
+  process.stdout.write(JSON.stringify(await measureRatchet({ ...timing, cpuMs: processCpuMs })));
+}
