@@ -1,9 +1,9 @@
-import { decodeBase64, encodeBase64 } from "@svc/canonical";
+import { decodeBase64, ed25519Sign, encodeBase64 } from "@svc/canonical";
 import { decodeBundle, type IdentityKeys, msgIdOf, type PreKeyBundleKeys } from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
 import { ClientError } from "./errors.js";
-import type { InboundContext, ReceivedMessage } from "./inbound.js";
+import { decryptFrom, type InboundContext, type ReceivedMessage } from "./inbound.js";
 import { KtCheck, type KtEvidence } from "./kt.js";
 import { Mailbox } from "./mailbox.js";
 import {
@@ -150,30 +150,7 @@ export class SvcClient {
    */
   async send(to: string, plaintext: Uint8Array): Promise<{ msgId: string }> {
     const peer = addressArgument(to, "to");
-    if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
-    const envelope = await this.#serial.run(async () => {
-      const state = this.#requireState();
-      const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
-      if (next !== undefined) {
-        state.sessions[peer] = next.sessions;
-        await this.#persist();
-        return next.envelope;
-      }
-      const { keys } = await this.#fetchBundle(peer);
-      const started = await initiateSession(identityOf(state), keys, plaintext).catch((error) => {
-        if (!(error instanceof RatchetError)) throw error;
-        throw new ClientError(
-          "BAD_RESPONSE",
-          `the bundle of ${peer} is refused: ${error.message}`,
-          {
-            cause: error,
-          },
-        );
-      });
-      state.sessions[peer] = withNewSession(state.sessions[peer], started.session);
-      await this.#persist();
-      return started.envelope;
-    });
+    const envelope = await this.#seal(peer, plaintext);
     const state = this.#requireState();
     const msgId = msgIdOf(envelope);
     await this.api.inboxDeposit(
@@ -188,6 +165,55 @@ export class SvcClient {
       this.#signingKey(),
     );
     return { msgId };
+  }
+
+  /**
+   * The 0x02 envelope `send` would deposit, for a channel other than the inbox (a transfer
+   * peer's control route): the session advances and is saved before it is returned.
+   */
+  seal(to: string, plaintext: Uint8Array): Promise<Uint8Array> {
+    return this.#seal(addressArgument(to, "to"), plaintext);
+  }
+
+  /**
+   * Decrypts a 0x02 envelope that `from` sent outside the inbox, once: the session advances and is
+   * saved before the plaintext is returned, so the same envelope again is refused as a replay.
+   * Refusals are ClientError DECRYPT_FAILED, or SENDER_MISMATCH for a first message whose sender
+   * keys are not the directory's for `from`.
+   */
+  open(from: string, envelope: Uint8Array): Promise<Uint8Array> {
+    const sender = addressArgument(from, "from");
+    if (!(envelope instanceof Uint8Array)) throw new TypeError("envelope must be a Uint8Array");
+    return this.#serial.run(async () => {
+      const state = this.#requireState();
+      const result = await decryptFrom(this.#inbound(), state, sender, envelope);
+      if (!result.ok) {
+        throw new ClientError(result.code, `envelope from ${sender}: ${result.reason}`);
+      }
+      await this.#persist();
+      return result.plaintext;
+    });
+  }
+
+  /**
+   * The identity keys the directory has for `address`, KT-verified unless KT is off. Fetched once
+   * and kept in the state, so checking a peer's signatures again and again costs it no one-time
+   * prekey.
+   */
+  peerIdentity(address: string): Promise<IdentityKeys> {
+    const peer = addressArgument(address, "address");
+    return this.#serial.run(async () => {
+      const known = this.#requireState().peers[peer];
+      const keys = await this.#inbound().peerIdentity(peer);
+      if (known === undefined) await this.#persist();
+      return keys;
+    });
+  }
+
+  /** Ed25519 over `message` with this identity's signing key (a transfer request's signature). */
+  async sign(message: Uint8Array): Promise<Uint8Array> {
+    if (!(message instanceof Uint8Array)) throw new TypeError("message must be a Uint8Array");
+    return ed25519Sign(message, this.#signingKey());
   }
 
   /**
@@ -360,6 +386,32 @@ export class SvcClient {
       });
   }
 
+  /** The next envelope for `peer`, starting a session from its bundle on first use; saved. */
+  #seal(peer: string, plaintext: Uint8Array): Promise<Uint8Array> {
+    if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
+    return this.#serial.run(async () => {
+      const state = this.#requireState();
+      const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
+      if (next !== undefined) {
+        state.sessions[peer] = next.sessions;
+        await this.#persist();
+        return next.envelope;
+      }
+      const { keys } = await this.#fetchBundle(peer);
+      const started = await initiateSession(identityOf(state), keys, plaintext).catch((error) => {
+        if (!(error instanceof RatchetError)) throw error;
+        throw new ClientError(
+          "BAD_RESPONSE",
+          `the bundle of ${peer} is refused: ${error.message}`,
+          { cause: error },
+        );
+      });
+      state.sessions[peer] = withNewSession(state.sessions[peer], started.session);
+      await this.#persist();
+      return started.envelope;
+    });
+  }
+
   /** A bundle, KT-verified unless KT is off, whose identity keys are remembered for `address`. */
   async #fetchBundle(
     address: string,
@@ -395,12 +447,12 @@ export class SvcClient {
             identityDHKey: decodeBase64(known.identityDHKey, 32),
           };
         }
-        return (await this.#fetchBundle(address)).keys;
+        const { identitySigningKey, identityDHKey } = (await this.#fetchBundle(address)).keys;
+        return { identitySigningKey, identityDHKey };
       },
     };
   }
 
-  /** Queues a save of the state as it is now; resolves when it (and every earlier one) is done. */
   /**
    * Saves the state as it is when the save starts. Saves run one at a time; a call while one is
    * queued and not started joins it, since that save will hold this call's changes too: under

@@ -77,24 +77,49 @@ async function decide(
   }
   if (state.recentlyAcked.includes(msgId)) return { kind: "ack", msgId };
 
-  const drop = (code: "DECRYPT_FAILED" | "SENDER_MISMATCH", reason: string): Outcome => ({
+  const drop = (code: DecryptFailure["code"], reason: string): Outcome => ({
     kind: "drop",
     msgId,
     error: new ClientError(code, `envelope ${msgId} from ${envelope.from}: ${reason}`, { msgId }),
   });
   if (!isValidAddress(envelope.from)) return drop("DECRYPT_FAILED", "the sender gave no address");
   const from = normalizeAddress(envelope.from);
-  const { bytes } = envelope;
+  const decrypted = await decryptFrom(context, state, from, envelope.bytes);
+  if (!decrypted.ok) return drop(decrypted.code, decrypted.reason);
+  return deliver(state, msgId, from, envelope.receivedAt, decrypted.plaintext);
+}
 
+export interface DecryptFailure {
+  ok: false;
+  code: "DECRYPT_FAILED" | "SENDER_MISMATCH";
+  reason: string;
+}
+
+/**
+ * Decrypts an envelope from `from` (a normalized address) on one of its sessions, or starts the
+ * session a first message asks for once its sender keys are the directory's for `from`. Changes
+ * `state.sessions` (and one-time prekeys) only on success; the caller saves.
+ */
+export async function decryptFrom(
+  context: InboundContext,
+  state: StoredState,
+  from: string,
+  bytes: Uint8Array,
+): Promise<{ ok: true; plaintext: Uint8Array } | DecryptFailure> {
+  const fail = (code: DecryptFailure["code"], reason: string): DecryptFailure => ({
+    ok: false,
+    code,
+    reason,
+  });
   const existing = state.sessions[from] ?? [];
   const decrypted = decryptOnSessions(existing, bytes);
   if (decrypted.ok) {
     state.sessions[from] = decrypted.sessions;
-    return deliver(state, msgId, from, envelope.receivedAt, decrypted.plaintext);
+    return { ok: true, plaintext: decrypted.plaintext };
   }
-  if (decrypted.codes.includes("RATCHET_REPLAY")) return drop("DECRYPT_FAILED", "a replay");
+  if (decrypted.codes.includes("RATCHET_REPLAY")) return fail("DECRYPT_FAILED", "a replay");
   if (!isPreKeyEnvelope(bytes)) {
-    return drop(
+    return fail(
       "DECRYPT_FAILED",
       existing.length ? "no session decrypts it" : "no session with the sender",
     );
@@ -103,7 +128,7 @@ async function decide(
   // A first message: its sender keys must be the ones the directory has for `from`.
   const expected = await context.peerIdentity(from);
   if (!sameKeys(expected, bytes)) {
-    return drop(
+    return fail(
       "SENDER_MISMATCH",
       "the sender identity keys are not the directory's for this address",
     );
@@ -115,10 +140,10 @@ async function decide(
       bytes,
     );
     state.sessions[from] = withNewSession(state.sessions[from], session);
-    return deliver(state, msgId, from, envelope.receivedAt, plaintext);
+    return { ok: true, plaintext };
   } catch (error) {
     if (!(error instanceof RatchetError)) throw error;
-    return drop("DECRYPT_FAILED", `${error.code}: ${error.message}`);
+    return fail("DECRYPT_FAILED", `${error.code}: ${error.message}`);
   }
 }
 
