@@ -1,0 +1,73 @@
+import { assertBytes } from "@svc/canonical";
+import { badRequest, CHUNK_HEADER_BYTES, CHUNK_OFFSET_BYTES } from "@svc/protocol";
+import { assertInteger, assertStreamKey } from "./assert.js";
+import {
+  CHUNK_OVERHEAD_BYTES,
+  type ChunkHeader,
+  chunkNonce,
+  decodeChunkHeader,
+  writeChunkHeader,
+} from "./chunk-header.js";
+import { type ChunkCipher, nobleChunkCipher } from "./cipher.js";
+
+export interface ChunkToSeal extends ChunkHeader {
+  /** The stream's 32-byte ChaCha20-Poly1305 key. */
+  key: Uint8Array;
+  /** Where `data` starts in the file. */
+  offset: number;
+  data: Uint8Array;
+}
+
+export interface OpenedChunk {
+  header: ChunkHeader;
+  offset: number;
+  /** A view into the decrypted plaintext, after its 8-byte offset. */
+  data: Uint8Array;
+}
+
+const PLAINTEXT_AT = CHUNK_HEADER_BYTES;
+const DATA_AT = CHUNK_HEADER_BYTES + CHUNK_OFFSET_BYTES;
+
+/**
+ * `header || AEAD(u64be(offset) || data)`, with the header as associated data. The data is
+ * copied once, into the envelope, and sealed there in place.
+ */
+export function sealChunk(chunk: ChunkToSeal, cipher: ChunkCipher = nobleChunkCipher): Uint8Array {
+  const { key, offset, data } = chunk;
+  assertStreamKey("key", key);
+  assertInteger("offset", offset);
+  assertBytes("data", data);
+  const envelope = new Uint8Array(CHUNK_OVERHEAD_BYTES + data.length);
+  writeChunkHeader(envelope, chunk);
+  new DataView(envelope.buffer).setBigUint64(PLAINTEXT_AT, BigInt(offset));
+  envelope.set(data, DATA_AT);
+  const header = envelope.subarray(0, CHUNK_HEADER_BYTES);
+  const sealedPart = envelope.subarray(PLAINTEXT_AT);
+  const plaintext = envelope.subarray(PLAINTEXT_AT, DATA_AT + data.length);
+  const sealed = cipher.seal(key, chunkNonce(header), header, plaintext, sealedPart);
+  // A cipher that returns a new array instead of writing into the envelope still yields one.
+  if (sealed !== sealedPart) sealedPart.set(sealed);
+  return envelope;
+}
+
+/**
+ * Decodes and decrypts an untrusted envelope. A malformed header, a failed authentication or an
+ * offset past 2^53 - 1 is a 400; the header's lane and seq are for the caller to compare with
+ * the request's.
+ */
+export function openChunk(
+  envelope: Uint8Array,
+  key: Uint8Array,
+  cipher: ChunkCipher = nobleChunkCipher,
+): OpenedChunk {
+  assertStreamKey("key", key);
+  const header = decodeChunkHeader(envelope);
+  const ad = envelope.subarray(0, CHUNK_HEADER_BYTES);
+  const plaintext = cipher.open(key, chunkNonce(ad), ad, envelope.subarray(PLAINTEXT_AT));
+  if (plaintext === undefined) throw badRequest("chunk does not authenticate");
+  const offset = new DataView(plaintext.buffer, plaintext.byteOffset).getBigUint64(0);
+  if (offset > BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw badRequest(`chunk offset ${offset} is above 2^53 - 1`);
+  }
+  return { header, offset: Number(offset), data: plaintext.subarray(CHUNK_OFFSET_BYTES) };
+}

@@ -1,0 +1,27 @@
+import { badRequest, ControlMessage, parseRequest } from "@svc/protocol";
+
+const utf8 = new TextEncoder();
+// fatal: invalid UTF-8 is refused, not replaced; ignoreBOM keeps a BOM, which JSON then refuses.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The plaintext sealed in a control message's 0x02 ratchet envelope: UTF-8 JSON. */
+export function encodeControlMessage(message: ControlMessage): Uint8Array {
+  return utf8.encode(JSON.stringify(message));
+}
+
+/** A decrypted control plaintext; anything but a valid ControlMessage is a 400 naming why. */
+export function decodeControlMessage(bytes: Uint8Array): ControlMessage {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw badRequest("control message is not UTF-8");
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw badRequest("control message is not JSON");
+  }
+  return parseRequest(ControlMessage, json);
+}
