@@ -206,13 +206,28 @@ function globalArgs(
   env: ArgsEnv,
   command: CommandName,
 ): GlobalArgs {
+  try {
+    return resolveGlobalOptions(values, env);
+  } catch (error) {
+    throw new UsageError((error as Error).message, command);
+  }
+}
+
+/**
+ * --server, --home and --json with their defaults from the environment, as svc and its companion
+ * tools (svc-transfer) read them; throws an Error that says what is wrong.
+ */
+export function resolveGlobalOptions(
+  values: { server?: string | undefined; home?: string | undefined; json?: boolean | undefined },
+  env: ArgsEnv,
+): GlobalArgs {
   const server = values.server ?? (env.SVC_SERVER || DEFAULT_SERVER);
   if (!/^https?:\/\/[^/]/.test(server) || !URL.canParse(server)) {
     const from = values.server === undefined ? "$SVC_SERVER" : "--server";
-    throw new UsageError(`${from} must be an http(s) URL, not ${JSON.stringify(server)}`, command);
+    throw new Error(`${from} must be an http(s) URL, not ${JSON.stringify(server)}`);
   }
   const home = values.home ?? defaultHome(env);
-  if (home === "") throw new UsageError("--home must not be empty", command);
+  if (home === "") throw new Error("--home must not be empty");
   return { server: server.replace(/\/+$/, ""), home, json: values.json ?? false };
 }
 

@@ -63,8 +63,13 @@ export function ktReport(address: string, verified: KtVerification): Report {
 }
 
 /** A problem on stderr: `{"error"|"warning": code, "message"}` with --json, else one sentence. */
-export function problemLine(kind: "error" | "warning", problem: Problem, json: boolean): string {
+export function problemLine(
+  kind: "error" | "warning",
+  problem: Problem,
+  json: boolean,
+  tool = "svc",
+): string {
   return json
     ? JSON.stringify({ [kind]: problem.code, message: problem.message })
-    : `svc: ${kind}: ${problem.message}`;
+    : `${tool}: ${kind}: ${problem.message}`;
 }
