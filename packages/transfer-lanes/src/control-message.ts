@@ -1,4 +1,4 @@
-import { badRequest, ControlMessage, parseRequest } from "@svc/protocol";
+import { badRequest, ControlMessage, parseRequest, SvcError } from "@svc/protocol";
 
 const utf8 = new TextEncoder();
 // fatal: invalid UTF-8 is refused, not replaced; ignoreBOM keeps a BOM, which JSON then refuses.
@@ -23,5 +23,10 @@ export function decodeControlMessage(bytes: Uint8Array): ControlMessage {
   } catch {
     throw badRequest("control message is not JSON");
   }
-  return parseRequest(ControlMessage, json);
+  try {
+    return parseRequest(ControlMessage, json);
+  } catch (error) {
+    if (error instanceof SvcError) throw badRequest(`control message: ${error.message}`);
+    throw error;
+  }
 }
