@@ -1,0 +1,174 @@
+import { parseArgs } from "node:util";
+import { isValidAddress, normalizeAddress } from "@svc/canonical";
+import { type ArgsEnv, DEFAULT_SERVER, type GlobalArgs, resolveGlobalOptions } from "@svc/cli/kit";
+
+export const DEFAULT_PORT = 8090;
+export const DEFAULT_LANES = 4;
+export const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
+/** The largest chunk a receiver accepts by default (16 MiB of data). */
+export const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
+const MAX_LANES = 64;
+
+const EXIT_STATUS = `exit status: 0 ok, 1 failure (a peer or the server refused or could not be reached,
+             the file or the key store could not be used), 2 usage error,
+             3 key-transparency verification failed, 5 no identity in the home (run svc init)`;
+
+const OPTIONS = `options (before or after the command), shared with svc:
+  --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})
+  --home <dir>    the key store made by svc init (default: $SVC_HOME, else the per-user
+                  directory svc uses)
+  --json          one JSON object per line on stdout, errors as {"error","message"} on stderr
+  -h, --help      this help; svc-transfer <command> --help for one command's`;
+
+export const USAGE = `usage: svc-transfer [options] <command> [<args>]
+
+End-to-end encrypted, resumable file transfer between two svc identities.
+
+commands:
+  receive --dir <dir> [--port <port>]
+                    receive files into <dir> until SIGINT or SIGTERM
+  send <file> --to <address> --peer <url> [--lanes <n>] [--chunk-bytes <bytes>]
+                    send <file> to <address>'s receiver at <url>; resumes an interrupted send
+
+${OPTIONS}
+
+${EXIT_STATUS}`;
+
+export type CommandName = "receive" | "send";
+
+const COMMAND_USAGE: Record<CommandName, string> = {
+  receive: `usage: svc-transfer receive --dir <dir> [--port <port>] [options]
+
+Serves the transfer routes for the home's identity on 127.0.0.1:<port> (default: $SVC_TRANSFER_PORT,
+else ${DEFAULT_PORT}; $SVC_TRANSFER_HOST sets the interface) and writes each finished file into <dir>
+once its SHA-256 matches, printing one line per file ({"streamId","name","bytes","sha256"} with
+--json). Partial data and stream state are kept under <dir>/.svc-transfer, so a receiver that
+stopped resumes the streams it had. Runs until SIGINT or SIGTERM (exit 0).`,
+  send: `usage: svc-transfer send <file> --to <address> --peer <url> [--lanes <n>] [--chunk-bytes <bytes>] [options]
+
+Encrypts <file> under a new stream key, announces it to <address> (whose svc identity runs the
+receiver at <url>) in a ratchet-encrypted control message, and sends it in chunks over <n> parallel
+lanes (default ${DEFAULT_LANES}, at most ${MAX_LANES}) of <bytes> each (default ${DEFAULT_CHUNK_BYTES}, at most ${MAX_CHUNK_BYTES}).
+Shows a progress bar on a terminal; prints {"streamId","bytes","sha256","seconds","resumedBytes"}
+with --json. Run again with the same file, --to and --peer after an interruption on either side:
+it resumes the same stream from the receiver's state (lanes and chunk size stay those of the first
+run), re-sending no acknowledged chunk.`,
+};
+
+export function commandUsage(command: CommandName): string {
+  return `${COMMAND_USAGE[command]}\n\n${OPTIONS}\n\n${EXIT_STATUS}`;
+}
+
+export type TransferArgs =
+  | { command: "help"; text: string }
+  | (GlobalArgs & { command: "receive"; dir: string; port: number | undefined })
+  | (GlobalArgs & {
+      command: "send";
+      file: string;
+      to: string;
+      peer: string;
+      lanes: number;
+      chunkBytes: number;
+    });
+
+export class UsageError extends Error {
+  override name = "UsageError";
+  constructor(
+    message: string,
+    readonly command: CommandName | undefined,
+  ) {
+    super(message);
+  }
+}
+
+const OPTION_SPEC = {
+  server: { type: "string" },
+  home: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  dir: { type: "string" },
+  port: { type: "string" },
+  to: { type: "string" },
+  peer: { type: "string" },
+  lanes: { type: "string" },
+  "chunk-bytes": { type: "string" },
+} as const;
+
+const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "help"];
+const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
+  receive: ["dir", "port"],
+  send: ["to", "peer", "lanes", "chunk-bytes"],
+};
+
+/** Parses `svc-transfer <argv>`; throws a UsageError saying what is wrong. */
+export function parseTransferArgs(argv: readonly string[], env: ArgsEnv): TransferArgs {
+  const { values, positionals } = parseOptions(argv);
+  const [first, ...operands] = positionals;
+  if (first === undefined) {
+    if (values.help) return { command: "help", text: USAGE };
+    throw new UsageError("no command given", undefined);
+  }
+  if (first !== "receive" && first !== "send") {
+    throw new UsageError(`unknown command: ${first}`, undefined);
+  }
+  const command: CommandName = first;
+  if (values.help) return { command: "help", text: commandUsage(command) };
+  for (const name of Object.keys(values)) {
+    if (!GLOBAL_OPTIONS.includes(name) && !COMMAND_OPTIONS[command].includes(name)) {
+      throw new UsageError(`--${name} is not an option of svc-transfer ${command}`, command);
+    }
+  }
+  let global: GlobalArgs;
+  try {
+    global = resolveGlobalOptions(values, env);
+  } catch (error) {
+    throw new UsageError((error as Error).message, command);
+  }
+  const fail = (message: string): never => {
+    throw new UsageError(message, command);
+  };
+  if (command === "receive") {
+    if (operands.length > 0) fail("svc-transfer receive takes no arguments");
+    const dir = values.dir ?? fail("--dir is required");
+    if (dir === "") fail("--dir must not be empty");
+    const port = values.port === undefined ? undefined : whole(values.port, "--port", 0, 65535);
+    return { ...global, command, dir, port };
+  }
+  if (operands.length !== 1) fail("svc-transfer send takes one <file>");
+  const to = values.to ?? fail("--to is required");
+  if (!isValidAddress(to)) fail(`--to ${JSON.stringify(to)} is not a valid address`);
+  const peer = (values.peer ?? fail("--peer is required")).replace(/\/+$/, "");
+  if (!/^https?:\/\/[^/]/.test(peer) || !URL.canParse(peer)) {
+    fail(`--peer must be an http(s) URL, not ${JSON.stringify(values.peer)}`);
+  }
+  return {
+    ...global,
+    command,
+    file: operands[0] as string,
+    to: normalizeAddress(to),
+    peer,
+    lanes:
+      values.lanes === undefined ? DEFAULT_LANES : whole(values.lanes, "--lanes", 1, MAX_LANES),
+    chunkBytes:
+      values["chunk-bytes"] === undefined
+        ? DEFAULT_CHUNK_BYTES
+        : whole(values["chunk-bytes"], "--chunk-bytes", 1, MAX_CHUNK_BYTES),
+  };
+
+  function whole(raw: string, what: string, min: number, max: number): number {
+    const value = /^\d{1,10}$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!(value >= min && value <= max)) {
+      fail(`${what} must be a whole number from ${min} to ${max}, not ${raw}`);
+    }
+    return value;
+  }
+}
+
+function parseOptions(argv: readonly string[]) {
+  try {
+    return parseArgs({ args: [...argv], options: OPTION_SPEC, allowPositionals: true });
+  } catch (error) {
+    const command = argv.find((word): word is CommandName => word === "receive" || word === "send");
+    throw new UsageError((error as Error).message, command);
+  }
+}
