@@ -273,6 +273,59 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     },
     expected: () => ({ first: "hello bob", reply: "hello alice", oneTimePreKeyUsed: true }),
   }),
+
+  // @svc/transfer-lanes is typed by the exports the check uses, like the client, so that the
+  // harness needs no dependency on it. The spec's D9 vector is sealed and opened in the page.
+  "transfer-lanes": smokeCheck({
+    input: () =>
+      fixture<TransferSpecVector>("packages/transfer-lanes/src/fixtures/spec-transfer-vector.json"),
+    inPage(t: TransferLanesModule, { transfer: vector }) {
+      const hex = (bytes: Uint8Array) =>
+        Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      const unhex = (text: string) =>
+        Uint8Array.from(text.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
+      const b64 = (text: string) =>
+        Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+      const key = b64(vector.streamKey);
+      const plaintext = unhex(vector.plaintextHex);
+      const chunk = {
+        key,
+        streamId: b64(vector.streamId),
+        laneId: vector.laneId,
+        seq: BigInt(vector.seq),
+        offset: Number(new DataView(plaintext.buffer).getBigUint64(0)),
+        data: plaintext.subarray(8),
+      };
+      const envelope = t.sealChunk(chunk);
+      const opened = t.openChunk(envelope, key);
+      const tampered = envelope.slice();
+      tampered[40] = (tampered[40] as number) ^ 1;
+      let tamperedCode = "accepted";
+      try {
+        t.openChunk(tampered, key);
+      } catch (error) {
+        tamperedCode = (error as { code: string }).code;
+      }
+      const signed = { address: "alice@example.com:1", signedAt: 1763780000000 };
+      const streamId = vector.streamId;
+      return {
+        envelope: hex(envelope),
+        opened: [opened.header.laneId, String(opened.header.seq), opened.offset, hex(opened.data)],
+        tamperedCode,
+        chunkMessage: hex(t.chunkSignedMessage({ ...signed, ...chunk, streamId, body: envelope })),
+        stateMessage: hex(t.stateSignedMessage({ ...signed, streamId })),
+        lastChunk: t.planStream({ size: 10, chunkBytes: 4, lanes: 2 }).chunkAt(0, 2n),
+      };
+    },
+    expected: ({ transfer: vector }) => ({
+      envelope: vector.envelopeHex,
+      opened: [vector.laneId, vector.seq, 0x100000, vector.plaintextHex.slice(16)],
+      tamperedCode: "SVC_BAD_REQUEST",
+      chunkMessage: vector.chunkMessageHex,
+      stateMessage: vector.stateMessageHex,
+      lastChunk: { offset: 8, length: 2 },
+    }),
+  }),
 };
 
 interface ClientModule {
@@ -299,4 +352,46 @@ interface KtVectors {
   consistency: { from: number; to: number; proof: string[] }[];
   changes: unknown[];
   proofs: Record<string, { address: string; ktProof: unknown }>;
+}
+
+interface TransferSpecVector {
+  transfer: {
+    streamId: string;
+    laneId: number;
+    seq: string;
+    streamKey: string;
+    plaintextHex: string;
+    envelopeHex: string;
+    chunkMessageHex: string;
+    stateMessageHex: string;
+  };
+}
+
+interface TransferChunk {
+  key: Uint8Array;
+  streamId: Uint8Array;
+  laneId: number;
+  seq: bigint;
+  offset: number;
+  data: Uint8Array;
+}
+
+interface TransferLanesModule {
+  sealChunk(chunk: TransferChunk): Uint8Array;
+  openChunk(
+    envelope: Uint8Array,
+    key: Uint8Array,
+  ): { header: { laneId: number; seq: bigint }; offset: number; data: Uint8Array };
+  chunkSignedMessage(request: {
+    address: string;
+    signedAt: number;
+    streamId: string;
+    laneId: number;
+    seq: bigint;
+    body: Uint8Array;
+  }): Uint8Array;
+  stateSignedMessage(request: { address: string; signedAt: number; streamId: string }): Uint8Array;
+  planStream(shape: { size: number; chunkBytes: number; lanes: number }): {
+    chunkAt(laneId: number, seq: bigint): { offset: number; length: number } | undefined;
+  };
 }
