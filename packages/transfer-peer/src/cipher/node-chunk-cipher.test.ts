@@ -1,0 +1,63 @@
+import { randomBytes } from "node:crypto";
+import { nobleChunkCipher, openChunk, sealChunk } from "@svc/transfer-lanes";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { nodeChunkCipher } from "./node-chunk-cipher.js";
+
+const key = fc.uint8Array({ minLength: 32, maxLength: 32 });
+const nonce = fc.uint8Array({ minLength: 12, maxLength: 12 });
+const bytes = fc.uint8Array({ maxLength: 4096 });
+
+describe("nodeChunkCipher", () => {
+  it("seals exactly as nobleChunkCipher does, and each opens the other's", () => {
+    fc.assert(
+      fc.property(key, nonce, bytes, bytes, (k, n, ad, plaintext) => {
+        const sealed = nodeChunkCipher.seal(k, n, ad, plaintext);
+        expect(sealed).toEqual(nobleChunkCipher.seal(k, n, ad, plaintext));
+        expect(nodeChunkCipher.open(k, n, ad, sealed)).toEqual(plaintext);
+        expect(nobleChunkCipher.open(k, n, ad, sealed)).toEqual(plaintext);
+      }),
+    );
+  });
+
+  it("refuses a flipped bit anywhere in the ciphertext, tag or associated data", () => {
+    fc.assert(
+      fc.property(key, nonce, bytes, bytes, fc.nat(), (k, n, ad, plaintext, at) => {
+        const sealed = nodeChunkCipher.seal(k, n, ad, plaintext);
+        const tampered = sealed.slice();
+        const index = at % tampered.length;
+        tampered[index] = (tampered[index] as number) ^ 1;
+        expect(nodeChunkCipher.open(k, n, ad, tampered)).toBeUndefined();
+        if (ad.length > 0) {
+          const otherAd = ad.slice();
+          otherAd[at % ad.length] = (otherAd[at % ad.length] as number) ^ 0x80;
+          expect(nodeChunkCipher.open(k, n, otherAd, sealed)).toBeUndefined();
+        }
+      }),
+    );
+  });
+
+  it("refuses a ciphertext shorter than the tag", () => {
+    const k = randomBytes(32);
+    const n = randomBytes(12);
+    for (let length = 0; length < 16; length++) {
+      expect(nodeChunkCipher.open(k, n, new Uint8Array(0), new Uint8Array(length))).toBeUndefined();
+    }
+  });
+
+  it("seals a chunk in place inside its envelope, as noble does", () => {
+    const chunk = {
+      streamId: randomBytes(16),
+      laneId: 2,
+      seq: 7n,
+      key: randomBytes(32),
+      offset: 1 << 20,
+      data: randomBytes(70_000),
+    };
+    const envelope = sealChunk(chunk, nodeChunkCipher);
+    expect(envelope).toEqual(sealChunk(chunk, nobleChunkCipher));
+    const opened = openChunk(envelope, chunk.key, nodeChunkCipher);
+    expect(opened.offset).toBe(chunk.offset);
+    expect(opened.data).toEqual(new Uint8Array(chunk.data));
+  });
+});

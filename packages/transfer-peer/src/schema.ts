@@ -1,0 +1,59 @@
+import { fileURLToPath } from "node:url";
+import { bytea, type PackageMigrations } from "@svc/db";
+import type { StreamStatus } from "@svc/protocol";
+import { sql } from "drizzle-orm";
+import { bigint, check, integer, numeric, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
+
+/** The SQL that makes these tables, for openStorage; refers to no other package's tables. */
+export const transferMigrations: PackageMigrations = {
+  name: "transfer-peer",
+  folder: fileURLToPath(new URL("../migrations", import.meta.url)),
+};
+
+/** One row per stream a receiver was asked to start. */
+export const transferStreams = pgTable(
+  "transfer_streams",
+  {
+    streamId: text("stream_id").primaryKey(),
+    sender: text("sender").notNull(),
+    name: text("name").notNull(),
+    size: bigint("size", { mode: "number" }).notNull(),
+    sha256: text("sha256").notNull(),
+    chunkBytes: integer("chunk_bytes").notNull(),
+    key: bytea("key").notNull(),
+    status: text("status").$type<StreamStatus>().notNull(),
+    createdAt: bigint("created_at", { mode: "number" }).notNull(),
+    updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  },
+  (table) => [
+    check(
+      "transfer_streams_status_check",
+      sql`${table.status} in ('active', 'paused', 'finished', 'aborted')`,
+    ),
+  ],
+);
+
+/**
+ * One row per lane of a stream: lanes advance in parallel, each on its own row. A u64 seq does
+ * not fit bigint, hence numeric(20, 0), read and written as decimal text.
+ */
+export const transferLanes = pgTable(
+  "transfer_lanes",
+  {
+    streamId: text("stream_id")
+      .notNull()
+      .references(() => transferStreams.streamId, { onDelete: "cascade" }),
+    laneId: integer("lane_id").notNull(),
+    lastSeqAcked: numeric("last_seq_acked", { precision: 20, scale: 0 }).notNull().default("0"),
+  },
+  (table) => [
+    primaryKey({
+      name: "transfer_lanes_stream_id_lane_id_pk",
+      columns: [table.streamId, table.laneId],
+    }),
+    check(
+      "transfer_lanes_last_seq_acked_check",
+      sql`${table.lastSeqAcked} between 0 and 18446744073709551615`,
+    ),
+  ],
+);

@@ -1,0 +1,190 @@
+import { randomBytes } from "node:crypto";
+import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestStorage, hasTestPostgres } from "@svc/db/testing";
+import { newStreamId, SvcError } from "@svc/protocol";
+import { afterEach, describe, expect, it } from "vitest";
+import { transferMigrations } from "../schema.js";
+import { databaseTransferStore } from "./database-store.js";
+import { fileTransferStore } from "./file-store.js";
+import type { StreamRecord, TransferStore } from "./transfer-store.js";
+
+/** A store, and another instance over the same directory or database: a restarted receiver. */
+interface Opened {
+  store: TransferStore;
+  reopen(): TransferStore;
+}
+
+type Factory = (now: () => number) => Promise<Opened>;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const fileStore: Factory = async (now) => {
+  const dir = await mkdtemp(join(tmpdir(), "svc-transfer-store-"));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const open = () => fileTransferStore({ dir: join(dir, "streams"), now });
+  return { store: open(), reopen: open };
+};
+
+const databaseStore =
+  (kind: "pglite" | "postgres"): Factory =>
+  async (now) => {
+    const storage = await createTestStorage({ migrations: [transferMigrations], kind });
+    cleanups.push(() => storage.close());
+    const open = () => databaseTransferStore({ db: storage.db, now });
+    return { store: open(), reopen: open };
+  };
+
+const U64_MAX = 2n ** 64n - 1n;
+
+function stream(overrides: Partial<StreamRecord> = {}): StreamRecord {
+  return {
+    streamId: newStreamId(),
+    sender: "alice@example.org:1",
+    name: "photo.jpg",
+    size: 5_000_000_000,
+    sha256: "ab".repeat(32),
+    chunkBytes: 1 << 20,
+    key: new Uint8Array(randomBytes(32)),
+    status: "active",
+    lastSeqAcked: [0n, 0n, 0n],
+    createdAt: 1_000,
+    updatedAt: 1_000,
+    ...overrides,
+  };
+}
+
+describe.each([
+  { name: "file store", factory: fileStore, skip: false },
+  { name: "database store on PGlite", factory: databaseStore("pglite"), skip: false },
+  {
+    name: "database store on PostgreSQL",
+    factory: databaseStore("postgres"),
+    skip: !hasTestPostgres(),
+  },
+])("$name", ({ factory, skip }) => {
+  let clock = 1_000;
+  const now = () => clock;
+
+  it.skipIf(skip)("keeps what create was given, and nothing for an unknown id", async () => {
+    const { store } = await factory(now);
+    const record = stream({ lastSeqAcked: [0n, 7n, U64_MAX] });
+    await store.create(record);
+    expect(await store.get(record.streamId)).toEqual(record);
+    expect(await store.get(newStreamId())).toBeUndefined();
+  });
+
+  it.skipIf(skip)("refuses a second create of an id, whatever its status", async () => {
+    const { store } = await factory(now);
+    const record = stream();
+    await store.create(record);
+    await store.setStatus(record.streamId, "active", "aborted");
+    const again = store.create(stream({ streamId: record.streamId, name: "other" }));
+    await expect(again).rejects.toSatisfy(
+      (error) => error instanceof SvcError && error.code === "SVC_INVALID_TRANSITION",
+    );
+    expect((await store.get(record.streamId))?.name).toBe("photo.jpg");
+  });
+
+  it.skipIf(skip)("advances a lane only from seq - 1 and only while active", async () => {
+    const { store } = await factory(now);
+    const record = stream();
+    await store.create(record);
+    const id = record.streamId;
+    clock = 2_000;
+    expect(await store.advanceLane(id, 1, 1n)).toBe(true);
+    expect(await store.advanceLane(id, 1, 1n)).toBe(false);
+    expect(await store.advanceLane(id, 1, 3n)).toBe(false);
+    expect(await store.advanceLane(id, 3, 1n)).toBe(false);
+    expect(await store.advanceLane(id, 2 ** 32 - 1, 1n)).toBe(false);
+    expect(await store.advanceLane(newStreamId(), 0, 1n)).toBe(false);
+    expect(await store.get(id)).toMatchObject({ lastSeqAcked: [0n, 1n, 0n], updatedAt: 2_000 });
+
+    expect(await store.setStatus(id, "active", "paused")).toBe(true);
+    expect(await store.advanceLane(id, 1, 2n)).toBe(false);
+    expect(await store.setStatus(id, "paused", "active")).toBe(true);
+    expect(await store.advanceLane(id, 1, 2n)).toBe(true);
+    expect((await store.get(id))?.lastSeqAcked).toEqual([0n, 2n, 0n]);
+  });
+
+  it.skipIf(skip)("advances to the largest u64", async () => {
+    const { store } = await factory(now);
+    const record = stream({ lastSeqAcked: [U64_MAX - 1n] });
+    await store.create(record);
+    expect(await store.advanceLane(record.streamId, 0, U64_MAX)).toBe(true);
+    expect((await store.get(record.streamId))?.lastSeqAcked).toEqual([U64_MAX]);
+  });
+
+  it.skipIf(skip)("moves the status only from the expected one", async () => {
+    const { store } = await factory(now);
+    const record = stream();
+    await store.create(record);
+    clock = 3_000;
+    expect(await store.setStatus(record.streamId, "paused", "active")).toBe(false);
+    expect(await store.setStatus(record.streamId, "active", "finished")).toBe(true);
+    expect(await store.setStatus(record.streamId, "active", "aborted")).toBe(false);
+    expect(await store.setStatus(newStreamId(), "active", "paused")).toBe(false);
+    expect(await store.get(record.streamId)).toMatchObject({
+      status: "finished",
+      updatedAt: 3_000,
+      createdAt: 1_000,
+    });
+  });
+
+  it.skipIf(skip)("lets exactly one of racing copies of a chunk advance its lane", async () => {
+    const { store } = await factory(now);
+    const record = stream();
+    await store.create(record);
+    const outcomes = await Promise.all(
+      Array.from({ length: 8 }, () => store.advanceLane(record.streamId, 0, 1n)),
+    );
+    expect(outcomes.filter(Boolean)).toHaveLength(1);
+  });
+
+  it.skipIf(skip)("advances lanes side by side", async () => {
+    const { store } = await factory(now);
+    const record = stream();
+    await store.create(record);
+    const lane = async (laneId: number) => {
+      for (let seq = 1n; seq <= 20n; seq++) {
+        expect(await store.advanceLane(record.streamId, laneId, seq)).toBe(true);
+      }
+    };
+    await Promise.all([lane(0), lane(1), lane(2)]);
+    expect((await store.get(record.streamId))?.lastSeqAcked).toEqual([20n, 20n, 20n]);
+  });
+
+  it.skipIf(skip)("hands its state to a new instance (a restart)", async () => {
+    const { store, reopen } = await factory(now);
+    const record = stream();
+    await store.create(record);
+    await store.advanceLane(record.streamId, 2, 1n);
+    await store.setStatus(record.streamId, "active", "paused");
+    const restarted = reopen();
+    expect(await restarted.get(record.streamId)).toMatchObject({
+      status: "paused",
+      lastSeqAcked: [0n, 0n, 1n],
+      key: record.key,
+    });
+    expect(await restarted.setStatus(record.streamId, "paused", "active")).toBe(true);
+    expect(await restarted.advanceLane(record.streamId, 2, 2n)).toBe(true);
+  });
+});
+
+describe("file store files", () => {
+  it("are private to the owner and leave no temporary file behind", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-transfer-store-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const store = fileTransferStore({ dir });
+    const record = stream();
+    await store.create(record);
+    await store.advanceLane(record.streamId, 0, 1n);
+    expect(await readdir(dir)).toEqual([`${record.streamId}.json`]);
+    expect((await stat(join(dir, `${record.streamId}.json`))).mode & 0o777).toBe(0o600);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+});

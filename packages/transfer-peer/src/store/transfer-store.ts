@@ -1,0 +1,48 @@
+import { type StreamStatus, SvcError } from "@svc/protocol";
+
+/** What a receiver keeps of one stream: what the start message said, and how far each lane is. */
+export interface StreamRecord {
+  streamId: string;
+  /** The (normalized) address that started the stream: only its requests count for it. */
+  sender: string;
+  /** The safe base name the file is saved under once finished (see safeFileName). */
+  name: string;
+  size: number;
+  /** Lower-hex SHA-256 of the whole file. */
+  sha256: string;
+  chunkBytes: number;
+  /** The chunks' 32-byte ChaCha20-Poly1305 key: a secret. */
+  key: Uint8Array;
+  status: StreamStatus;
+  /**
+   * One entry per lane (index = laneId, length = the stream's lane count): the highest seq
+   * accepted with every seq before it, 0n before the first.
+   */
+  lastSeqAcked: readonly bigint[];
+  createdAt: number;
+  /** When the status or a lane last moved. */
+  updatedAt: number;
+}
+
+/**
+ * The receiver's stream state, kept where a restart finds it. Each change is a compare-and-set,
+ * so that two requests racing for one change (two copies of a chunk, a pause against a finish)
+ * cannot both make it.
+ */
+export interface TransferStore {
+  /** Records a new stream; SVC_INVALID_TRANSITION when one with its id exists, in any status. */
+  create(stream: StreamRecord): Promise<void>;
+  get(streamId: string): Promise<StreamRecord | undefined>;
+  /**
+   * Moves a lane's lastSeqAcked from seq - 1 to seq while the stream is active. False, with
+   * nothing changed, when it was not seq - 1, the stream is not active, or there is no such lane.
+   */
+  advanceLane(streamId: string, laneId: number, seq: bigint): Promise<boolean>;
+  /** Moves the status from `from` to `to`; false, with nothing changed, when it is not `from`. */
+  setStatus(streamId: string, from: StreamStatus, to: StreamStatus): Promise<boolean>;
+}
+
+/** create()'s refusal of a taken id: a second start of a stream. */
+export function streamExists(streamId: string): SvcError {
+  return new SvcError("SVC_INVALID_TRANSITION", `stream ${streamId} exists already`);
+}
