@@ -65,7 +65,8 @@ export function openChunk(
   const ad = envelope.subarray(0, CHUNK_HEADER_BYTES);
   const plaintext = cipher.open(key, chunkNonce(ad), ad, envelope.subarray(PLAINTEXT_AT));
   if (plaintext === undefined) throw badRequest("chunk does not authenticate");
-  const offset = new DataView(plaintext.buffer, plaintext.byteOffset).getBigUint64(0);
+  const view = new DataView(plaintext.buffer, plaintext.byteOffset, CHUNK_OFFSET_BYTES);
+  const offset = view.getBigUint64(0);
   if (offset > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw badRequest(`chunk offset ${offset} is above 2^53 - 1`);
   }
