@@ -21,7 +21,7 @@ export class LaneCursors {
     const cursors = new LaneCursors(lanes);
     const seen = new Set<number>();
     for (const { laneId, lastSeqAcked } of state) {
-      if (!(laneId >= 0 && laneId < lanes) || seen.has(laneId)) {
+      if (!Number.isInteger(laneId) || laneId < 0 || laneId >= lanes || seen.has(laneId)) {
         throw badRequest(`resume state lane ${laneId} is not one of ${lanes} distinct lanes`);
       }
       const seq = parseDecimalU64(lastSeqAcked);

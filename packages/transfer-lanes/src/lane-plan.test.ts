@@ -59,6 +59,7 @@ describe("planStream", () => {
           expect(plan.chunkAt(laneId, 0n)).toBeUndefined();
         }
         expect(plan.chunkAt(s.lanes, 1n)).toBeUndefined();
+        expect(plan.chunkAt(0.5, 1n)).toBeUndefined();
         expect(plan.chunkAt(0, 2n ** 64n - 1n)).toBeUndefined();
       }),
     );

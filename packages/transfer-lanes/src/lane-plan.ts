@@ -46,7 +46,7 @@ export function planStream(shape: StreamShape): StreamPlan {
   const chunkCount = Math.ceil(size / chunkBytes);
 
   const chunksInLane = (laneId: number): number =>
-    laneId >= 0 && laneId < lanes
+    Number.isInteger(laneId) && laneId >= 0 && laneId < lanes
       ? Math.floor(chunkCount / lanes) + (laneId < chunkCount % lanes ? 1 : 0)
       : 0;
 
