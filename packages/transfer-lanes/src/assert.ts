@@ -3,7 +3,7 @@ import { STREAM_ID_BYTES } from "@svc/protocol";
 
 /** Input checks of values the caller builds. Mistakes throw TypeError/RangeError naming them. */
 
-export const STREAM_KEY_BYTES = 32;
+const STREAM_KEY_BYTES = 32;
 export const MAX_LANE_ID = 0xffff_ffff;
 export const MAX_SEQ = 2n ** 64n - 1n;
 
