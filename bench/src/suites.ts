@@ -4,6 +4,7 @@ import { inboxSuite } from "./inbox/inbox.js";
 import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
 import { ratchetSuite } from "./ratchet/ratchet.js";
+import { transferSuite } from "./transfer/transfer.js";
 
 /** One entry per suite file; each prints its own table(s). */
 export const suites: Record<string, () => Promise<void>> = {
@@ -13,4 +14,5 @@ export const suites: Record<string, () => Promise<void>> = {
   kt: ktSuite,
   ratchet: ratchetSuite,
   e2e: e2eSuite,
+  transfer: transferSuite,
 };

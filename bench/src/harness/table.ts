@@ -12,30 +12,46 @@ export interface BenchRow {
   /** What is compared with the baseline: the rate (default), the p99 latency or the memory. */
   compare?: "opsPerSec" | "p99Ms" | "kibEach";
   note?: string | undefined;
+  /** More columns by header, after the built-in ones, in the order they first appear. */
+  columns?: Record<string, string> | undefined;
+}
+
+export interface TableOptions {
+  /** The rate column's header; "ops/s" unless given (e.g. "MB/s"). */
+  rateUnit?: string;
+  /** Whether the p50 and p99 columns are printed; they are unless false. */
+  latency?: boolean;
 }
 
 /** Prints rows as an aligned table, each compared with its baseline row. */
-export function printTable(title: string, rows: BenchRow[]): void {
+export function printTable(title: string, rows: BenchRow[], options: TableOptions = {}): void {
   const byName = new Map(rows.map((row) => [row.name, row]));
+  const withLatency = options.latency !== false;
   const withMemory = rows.some((row) => row.kibEach !== undefined);
+  const extra = [...new Set(rows.flatMap((row) => Object.keys(row.columns ?? {})))];
   const cells = rows.map((row) => {
     const base = row.baseline ? byName.get(row.baseline) : undefined;
     return [
       row.name,
       formatNumber(row.opsPerSec),
-      row.p50Ms === undefined ? "" : row.p50Ms.toFixed(2),
-      row.p99Ms === undefined ? "" : row.p99Ms.toFixed(2),
+      ...(withLatency
+        ? [
+            row.p50Ms === undefined ? "" : row.p50Ms.toFixed(2),
+            row.p99Ms === undefined ? "" : row.p99Ms.toFixed(2),
+          ]
+        : []),
       ...(withMemory ? [row.kibEach === undefined ? "" : row.kibEach.toFixed(1)] : []),
+      ...extra.map((header) => row.columns?.[header] ?? ""),
       base ? comparison(row, base) : "",
       row.note ?? "",
     ];
   });
   const header = [
     "benchmark",
-    "ops/s",
-    "p50 ms",
-    "p99 ms",
+    options.rateUnit ?? "ops/s",
+    ...(withLatency ? ["p50 ms", "p99 ms"] : []),
     ...(withMemory ? ["KiB each"] : []),
+    ...extra,
     "vs baseline",
     "note",
   ];
