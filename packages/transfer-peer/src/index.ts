@@ -1,4 +1,6 @@
 export { nodeChunkCipher } from "./cipher/node-chunk-cipher.js";
+export { mountTransferReceiver } from "./receiver/mount.js";
+export type { ReceivedFile, TransferReceiverOptions } from "./receiver/options.js";
 export { transferMigrations } from "./schema.js";
 export {
   type DatabaseTransferStoreOptions,

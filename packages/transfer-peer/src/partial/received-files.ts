@@ -1,0 +1,106 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { constants, link, mkdir, open, truncate, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { isErrno, syncDirectory } from "../fs/durable.js";
+import { candidateName } from "./safe-name.js";
+
+/** Where partial data waits, under the receiving directory. */
+export const PARTIAL_DIR = ".partial";
+
+/**
+ * The data of streams on disk: `<dir>/.partial/<streamId>.part` while it arrives, written at
+ * each chunk's offset, then linked into `<dir>` under its safe name once it is whole.
+ */
+export class ReceivedFiles {
+  readonly dir: string;
+  readonly #partialDir: string;
+
+  constructor(dir: string) {
+    this.dir = dir;
+    this.#partialDir = join(dir, PARTIAL_DIR);
+  }
+
+  partialPath(streamId: string): string {
+    return join(this.#partialDir, `${streamId}.part`);
+  }
+
+  /**
+   * Makes sure the stream's partial file exists, durably, without truncating one that does: it
+   * is made before the stream is recorded, and must not clobber the data of a stream that was.
+   */
+  async prepare(streamId: string): Promise<void> {
+    await mkdir(this.#partialDir, { recursive: true, mode: 0o700 });
+    const handle = await open(
+      this.partialPath(streamId),
+      constants.O_WRONLY | constants.O_CREAT,
+      0o600,
+    );
+    await handle.close();
+    await syncDirectory(this.#partialDir);
+  }
+
+  /**
+   * Writes `data` at `offset` and waits until it is on disk (fdatasync): only then may the chunk
+   * be acknowledged. Lanes write one file at once, each at its own offsets. ENOENT when the
+   * partial file is gone (the stream was aborted meanwhile).
+   */
+  async write(streamId: string, offset: number, data: Uint8Array): Promise<void> {
+    const handle = await open(this.partialPath(streamId), "r+");
+    try {
+      for (let written = 0; written < data.length; ) {
+        const { bytesWritten } = await handle.write(
+          data,
+          written,
+          data.length - written,
+          offset + written,
+        );
+        written += bytesWritten;
+      }
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Cuts the partial file to `size` (one left from an earlier attempt may be longer), then reads
+   * it as a stream, in bounded memory for any size: its lower-hex SHA-256.
+   */
+  async trimAndHash(streamId: string, size: number): Promise<string> {
+    const path = this.partialPath(streamId);
+    await truncate(path, size);
+    const hash = createHash("sha256");
+    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
+      hash.update(chunk as Buffer);
+    }
+    return hash.digest("hex");
+  }
+
+  /**
+   * Links the partial file into the directory under `name`, or the first of `name (1).ext`, ...
+   * that is free: link() never replaces a file, so nothing there is overwritten. The directory
+   * is fsynced; the partial file stays until removed. Returns the path.
+   */
+  async save(streamId: string, name: string): Promise<string> {
+    const partial = this.partialPath(streamId);
+    for (let attempt = 0; ; attempt++) {
+      const path = join(this.dir, candidateName(name, attempt));
+      try {
+        await link(partial, path);
+      } catch (error) {
+        if (isErrno(error, "EEXIST")) continue;
+        throw error;
+      }
+      await syncDirectory(this.dir);
+      return path;
+    }
+  }
+
+  /** Removes the partial file, if any. */
+  async remove(streamId: string): Promise<void> {
+    await unlink(this.partialPath(streamId)).catch((error) => {
+      if (!isErrno(error, "ENOENT")) throw error;
+    });
+  }
+}

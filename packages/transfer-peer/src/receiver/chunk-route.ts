@@ -1,0 +1,102 @@
+import { decodeBase64Url, equalBytes } from "@svc/canonical";
+import { badRequest, checkChunkSeq, requireActive, STREAM_ID_BYTES, SvcError } from "@svc/protocol";
+import { chunkSignedMessage, decodeChunkHeader, openChunk, planStream } from "@svc/transfer-lanes";
+import type { Hono } from "hono";
+import { isErrno } from "../fs/durable.js";
+import type { StreamRecord } from "../store/transfer-store.js";
+import { readBody, requireDeclaredLength } from "./body.js";
+import { readLaneHeaders } from "./chunk-headers.js";
+import { pathStreamId, type Receiver, requireStream } from "./context.js";
+import { readSignedHeaders, requireSender, requireSignature } from "./signed-headers.js";
+
+/**
+ * POST /v1/transfer/{streamId}/chunk. Size (413) before the body is read; stream (404); sender
+ * and freshness (401); then the body: its signature (401), its header against the request's
+ * (400); then, one chunk of a lane at a time, acceptChunk.
+ */
+export function registerChunkRoute(app: Hono, receiver: Receiver): void {
+  const { options } = receiver;
+  app.post("/v1/transfer/:streamId/chunk", async (c) => {
+    const streamId = pathStreamId(c);
+    const headers = readSignedHeaders(c);
+    const { laneId, seq } = readLaneHeaders(c);
+    requireDeclaredLength(c, options.maxChunkBytes);
+    const stream = await requireStream(receiver, streamId);
+    requireSender(options, headers, stream.sender);
+    const body = await readBody(c, options.maxChunkBytes);
+    const { address, signedAt } = headers;
+    await requireSignature(
+      options,
+      headers,
+      chunkSignedMessage({ address, signedAt, streamId, laneId, seq, body }),
+    );
+    const header = decodeChunkHeader(body);
+    if (header.laneId !== laneId || header.seq !== seq) {
+      throw badRequest("the chunk's lane and seq are not the request's");
+    }
+    if (!equalBytes(header.streamId, decodeBase64Url(streamId, STREAM_ID_BYTES))) {
+      throw badRequest("the chunk belongs to another stream");
+    }
+    if (laneId >= stream.lastSeqAcked.length) {
+      throw badRequest(`the stream has no lane ${laneId}`);
+    }
+    const lastSeqAcked = await receiver.lanes.run(`${streamId}/${laneId}`, () =>
+      acceptChunk(receiver, streamId, laneId, seq, body),
+    );
+    return c.json({ ok: true, lastSeqAcked: lastSeqAcked.toString() });
+  });
+}
+
+/**
+ * With the lane to itself: the stream is active and seq is the lane's next (409 with the lane's
+ * lastSeqAcked); the chunk decrypts to its planned offset and length (400); its data is written
+ * and on disk before the lane advances. Returns the lane's new lastSeqAcked.
+ */
+async function acceptChunk(
+  receiver: Receiver,
+  streamId: string,
+  laneId: number,
+  seq: bigint,
+  envelope: Uint8Array,
+): Promise<bigint> {
+  const { store, cipher } = receiver.options;
+  const stream = await requireStream(receiver, streamId);
+  requireNext(stream, laneId, seq);
+  const planned = planStream({
+    size: stream.size,
+    chunkBytes: stream.chunkBytes,
+    lanes: stream.lastSeqAcked.length,
+  }).chunkAt(laneId, seq);
+  if (!planned) throw badRequest(`lane ${laneId} has no chunk ${seq}`);
+  const chunk = openChunk(envelope, stream.key, cipher);
+  if (chunk.offset !== planned.offset || chunk.data.length !== planned.length) {
+    throw badRequest(
+      `chunk ${seq} of lane ${laneId} must hold bytes ${planned.offset}..+${planned.length}`,
+    );
+  }
+  try {
+    await receiver.files.write(streamId, chunk.offset, chunk.data);
+  } catch (error) {
+    // The partial file goes when the stream is aborted: say so rather than fail.
+    if (isErrno(error, "ENOENT")) requireNext(await requireStream(receiver, streamId), laneId, seq);
+    throw error;
+  }
+  if (await store.advanceLane(streamId, laneId, seq)) return seq;
+  // Another request (of another receiver on the same database) moved the stream meanwhile.
+  requireNext(await requireStream(receiver, streamId), laneId, seq);
+  throw new Error(`lane ${laneId} of ${streamId} did not advance to ${seq}`);
+}
+
+/** 409 unless the stream is active and seq is the lane's next; the body carries lastSeqAcked. */
+function requireNext(stream: StreamRecord, laneId: number, seq: bigint): void {
+  const lastSeqAcked = stream.lastSeqAcked[laneId] ?? 0n;
+  try {
+    requireActive(stream.status);
+  } catch (error) {
+    if (!(error instanceof SvcError)) throw error;
+    throw new SvcError(error.code, error.message, {
+      extra: { lastSeqAcked: lastSeqAcked.toString() },
+    });
+  }
+  checkChunkSeq(lastSeqAcked, seq);
+}

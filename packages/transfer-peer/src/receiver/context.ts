@@ -1,0 +1,44 @@
+import { badRequest, isStreamId, SvcError } from "@svc/protocol";
+import type { Context } from "hono";
+import { ReceivedFiles } from "../partial/received-files.js";
+import { KeyedSerial } from "../serial/keyed-serial.js";
+import type { StreamRecord } from "../store/transfer-store.js";
+import {
+  type ResolvedReceiverOptions,
+  resolveReceiverOptions,
+  type TransferReceiverOptions,
+} from "./options.js";
+
+/** What the receiver's routes share. */
+export interface Receiver {
+  readonly options: ResolvedReceiverOptions;
+  readonly files: ReceivedFiles;
+  /** Chunks of one lane of one stream are taken one at a time (key `<streamId>/<laneId>`). */
+  readonly lanes: KeyedSerial;
+  /** Control messages of one stream are applied one at a time. */
+  readonly streams: KeyedSerial;
+}
+
+export function createReceiver(options: TransferReceiverOptions): Receiver {
+  const resolved = resolveReceiverOptions(options);
+  return {
+    options: resolved,
+    files: new ReceivedFiles(resolved.dir),
+    lanes: new KeyedSerial(),
+    streams: new KeyedSerial(),
+  };
+}
+
+/** The `:streamId` path parameter; 400 unless a StreamId. */
+export function pathStreamId(c: Context): string {
+  const streamId = c.req.param("streamId") ?? "";
+  if (!isStreamId(streamId)) throw badRequest("streamId must be 22 characters of base64url");
+  return streamId;
+}
+
+/** The stream's record; 404 SVC_STREAM_NOT_FOUND when there is none. */
+export async function requireStream(receiver: Receiver, streamId: string): Promise<StreamRecord> {
+  const stream = await receiver.options.store.get(streamId);
+  if (!stream) throw new SvcError("SVC_STREAM_NOT_FOUND", `no stream ${streamId}`);
+  return stream;
+}

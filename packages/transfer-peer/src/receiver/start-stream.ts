@@ -1,0 +1,53 @@
+import { type ControlMessage, decodeKey, nextStreamStatus, SvcError } from "@svc/protocol";
+import { CHUNK_OVERHEAD_BYTES, planStream } from "@svc/transfer-lanes";
+import { safeFileName } from "../partial/safe-name.js";
+import type { Receiver } from "./context.js";
+
+type StartMessage = Extract<ControlMessage, { type: "start" }>;
+
+/**
+ * A start from `sender`: a new stream (409 when its id is taken), of at most maxStreamBytes and
+ * with chunks that fit maxChunkBytes (413), at most maxLanes lanes and a usable name (400). Its
+ * partial file is made before it is recorded, so that no recorded stream lacks one.
+ */
+export async function startStream(
+  receiver: Receiver,
+  sender: string,
+  message: StartMessage,
+): Promise<void> {
+  const { store, maxStreamBytes, maxChunkBytes, maxLanes, now, logger } = receiver.options;
+  const { streamId, size, chunkBytes, lanes } = message;
+  nextStreamStatus((await store.get(streamId))?.status, "start");
+  if (size > maxStreamBytes) {
+    throw new SvcError("SVC_TOO_LARGE", `size exceeds this receiver's ${maxStreamBytes} bytes`);
+  }
+  if (chunkBytes > maxChunkBytes - CHUNK_OVERHEAD_BYTES) {
+    throw new SvcError(
+      "SVC_TOO_LARGE",
+      `chunkBytes exceeds this receiver's ${maxChunkBytes - CHUNK_OVERHEAD_BYTES} bytes`,
+    );
+  }
+  if (lanes > maxLanes) {
+    throw new SvcError("SVC_BAD_REQUEST", `lanes exceeds this receiver's ${maxLanes}`);
+  }
+  planStream({ size, chunkBytes, lanes });
+  const name = safeFileName(message.name);
+  const key = decodeKey(message.key, 32, "key", "SVC_BAD_REQUEST");
+
+  await receiver.files.prepare(streamId);
+  const at = now();
+  await store.create({
+    streamId,
+    sender,
+    name,
+    size,
+    sha256: message.sha256,
+    chunkBytes,
+    key,
+    status: "active",
+    lastSeqAcked: Array.from({ length: lanes }, () => 0n),
+    createdAt: at,
+    updatedAt: at,
+  });
+  logger.info("transfer started", { streamId, sender, size, lanes, chunkBytes });
+}
