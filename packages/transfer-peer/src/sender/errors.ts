@@ -1,0 +1,27 @@
+/** Stable codes of {@link TransferError}: why a send did not complete. */
+export type TransferErrorCode =
+  /** Resuming a stream the receiver holds no state for: send again without `resume`. */
+  | "STREAM_NOT_FOUND"
+  /** The stream is aborted, or stopped being active under a running send. */
+  | "STREAM_CLOSED"
+  /** The source is not what the stream was started with (other SHA-256, shorter file). */
+  | "SOURCE_CHANGED"
+  /** The receiver refused a request with a 4xx that sending it again cannot change. */
+  | "REFUSED"
+  /** Network errors, 5xx or 429 outlasted every attempt. */
+  | "UNAVAILABLE"
+  /** The receiver answered something the protocol does not allow. */
+  | "BAD_RESPONSE"
+  /** `transfer.abort()`: the receiver was told to drop the stream. */
+  | "ABORTED";
+
+/** The one error class of the sender; a receiver's ErrorResponse is its `cause` (an SvcError). */
+export class TransferError extends Error {
+  override readonly name = "TransferError";
+  readonly code: TransferErrorCode;
+
+  constructor(code: TransferErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}

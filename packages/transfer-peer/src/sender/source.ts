@@ -1,0 +1,96 @@
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { ReadableStream } from "node:stream/web";
+
+/** A file path, or a stream whose bytes are sent (spooled to a temporary file first). */
+export type SendSource = string | Readable | ReadableStream<Uint8Array>;
+
+/** The file a send reads its chunks from, hashed. */
+export interface SourceFile {
+  path: string;
+  name: string;
+  size: number;
+  sha256: string;
+  /** Deletes a spooled file; nothing for a caller's own file. */
+  cleanup(): Promise<void>;
+}
+
+const READ_BYTES = 1024 * 1024;
+
+/**
+ * The start message names the file's size and SHA-256, so a stream cannot be sent while it is
+ * read: it is written to a private temporary file, hashed on the way, and sent from there.
+ */
+export async function sourceFile(
+  source: SendSource,
+  name: string | undefined,
+  signal: AbortSignal,
+): Promise<SourceFile> {
+  if (typeof source === "string") {
+    const info = await stat(source);
+    if (!info.isFile()) throw new TypeError(`${source} is not a regular file`);
+    const { size, sha256 } = await hashed(
+      createReadStream(source, { highWaterMark: READ_BYTES }),
+      undefined,
+      signal,
+    );
+    return { path: source, name: name ?? basename(source), size, sha256, cleanup: async () => {} };
+  }
+  if (name === undefined) throw new TypeError("options.name is required to send a stream");
+  const dir = await mkdtemp(join(tmpdir(), "svc-transfer-"));
+  const cleanup = () => rm(dir, { recursive: true, force: true });
+  try {
+    const path = join(dir, "spool");
+    const readable = source instanceof ReadableStream ? Readable.fromWeb(source) : source;
+    const { size, sha256 } = await hashed(
+      readable,
+      createWriteStream(path, { flags: "wx", mode: 0o600 }),
+      signal,
+    );
+    return { path, name, size, sha256, cleanup };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}
+
+/** Size and lower-hex SHA-256 of what `readable` yields, written on to `sink` when given. */
+async function hashed(
+  readable: Readable,
+  sink: NodeJS.WritableStream | undefined,
+  signal: AbortSignal,
+): Promise<{ size: number; sha256: string }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  const see = (chunk: Uint8Array) => {
+    hash.update(chunk);
+    size += chunk.length;
+  };
+  if (sink) {
+    await pipeline(
+      readable,
+      async function* (chunks: AsyncIterable<Uint8Array>) {
+        for await (const chunk of chunks) {
+          see(chunk);
+          yield chunk;
+        }
+      },
+      sink,
+      { signal },
+    );
+  } else {
+    await pipeline(
+      readable,
+      async (chunks: AsyncIterable<Uint8Array>) => {
+        for await (const chunk of chunks) see(chunk);
+      },
+      { signal },
+    );
+  }
+  return { size, sha256: hash.digest("hex") };
+}

@@ -1,0 +1,304 @@
+import { randomBytes } from "node:crypto";
+import type { EventEmitter } from "node:events";
+import { open } from "node:fs/promises";
+import { decodeBase64Url, encodeBase64 } from "@svc/canonical";
+import { newStreamId, STREAM_ID_BYTES, type StreamStatus } from "@svc/protocol";
+import { LaneCursors, planStream, type StreamPlan } from "@svc/transfer-lanes";
+import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
+import { ChunkReader } from "./chunk-reader.js";
+import { TransferError } from "./errors.js";
+import { runLane } from "./lane.js";
+import type { ResumeInfo, SendSettings } from "./options.js";
+import { PauseGate } from "./pause-gate.js";
+import { PeerRequests } from "./peer-requests.js";
+import { fetchTransport, nodeHttpTransport, type PeerTransport } from "./peer-transport.js";
+import { type Progress, RateMeter } from "./progress.js";
+import type { RetryNotice } from "./retry.js";
+import { type SendSource, type SourceFile, sourceFile } from "./source.js";
+
+/** What `done` resolves with. */
+export interface TransferResult {
+  streamId: string;
+  /** The file's size: every byte of it is at the receiver. */
+  bytes: number;
+  sha256: string;
+  /** Wall time of this run, hashing included. */
+  seconds: number;
+  /** Bytes the receiver already had when this run started (0 for a new stream). */
+  resumedBytes: number;
+}
+
+export interface TransferEvents {
+  /** The receiver knows the stream (start accepted, or state read): what resumes it later. */
+  started: [ResumeInfo];
+  progress: [Progress];
+  retry: [RetryNotice];
+}
+
+/** The stream at the receiver when this run begins to send chunks. */
+interface Opened {
+  status: StreamStatus;
+  cursors: bigint[];
+}
+
+/**
+ * One run of a send: hashes the source, starts or resumes the stream, runs the lanes, finishes.
+ * Control messages go out one at a time in call order, and pause and resume bring the receiver
+ * to what the caller last asked for.
+ */
+export class StreamSender {
+  readonly streamId: string;
+  readonly key: Uint8Array;
+  readonly done: Promise<TransferResult>;
+  readonly #settings: SendSettings;
+  readonly #events: EventEmitter<TransferEvents>;
+  readonly #gate = new PauseGate();
+  /** Stops the lanes and their requests: the caller's signal, abort(), or a failed lane. */
+  readonly #stop = new AbortController();
+  #controls: Promise<void> = Promise.resolve();
+  /** Set once the receiver knows the stream. */
+  #requests: PeerRequests | undefined;
+  #wantPaused = false;
+  #receiverPaused = false;
+  #finishing = false;
+  #settled = false;
+  #abortReason: string | undefined;
+  #abortSent: Promise<void> = Promise.resolve();
+
+  constructor(source: SendSource, settings: SendSettings, events: EventEmitter<TransferEvents>) {
+    this.#settings = settings;
+    this.#events = events;
+    this.streamId = settings.resume?.streamId ?? newStreamId();
+    this.key = settings.resume?.key ?? new Uint8Array(randomBytes(32));
+    this.done = this.#run(source).finally(() => {
+      this.#settled = true;
+    });
+    // A caller who only awaits abort() has seen why done rejects.
+    this.done.catch(() => undefined);
+  }
+
+  /** Stops sending once the chunks in flight are answered, then tells the receiver. */
+  pause(): Promise<void> {
+    this.#wantPaused = true;
+    void this.#gate.close();
+    return this.#control(() => this.#reconcile());
+  }
+
+  /** Tells the receiver, then sends again. */
+  resume(): Promise<void> {
+    this.#wantPaused = false;
+    return this.#control(() => this.#reconcile());
+  }
+
+  /**
+   * Cancels the requests in flight, tells the receiver to drop the stream if it knows it, and
+   * rejects `done` with TransferError ABORTED. Resolves once the receiver was told.
+   */
+  async abort(reason?: string): Promise<void> {
+    if (this.#settled) return;
+    const message = reason ? `the transfer was aborted: ${reason}` : "the transfer was aborted";
+    this.#abortReason ??= reason;
+    this.#stop.abort(new TransferError("ABORTED", message));
+    await this.done.catch(() => undefined);
+    await this.#abortSent;
+  }
+
+  async #run(source: SendSource): Promise<TransferResult> {
+    const startedAt = performance.now();
+    const { client, signal: callerSignal } = this.#settings;
+    const stop = () => this.#stop.abort(callerSignal?.reason);
+    if (callerSignal?.aborted) stop();
+    callerSignal?.addEventListener("abort", stop, { once: true });
+    const transport = this.#transport();
+    let file: SourceFile | undefined;
+    try {
+      file = await sourceFile(source, this.#settings.name, this.#stop.signal);
+      const { lanes, chunkBytes } = this.#settings;
+      const plan = planStream({ size: file.size, chunkBytes, lanes });
+      const requests = new PeerRequests({
+        transport,
+        client,
+        address: (await client.whoami()).address,
+        to: this.#settings.to,
+        streamId: this.streamId,
+        retry: this.#settings.retry,
+        timeoutMs: this.#settings.timeoutMs,
+        onRetry: (notice) => this.#events.emit("retry", notice),
+      });
+      const opened = await this.#open(requests, file, plan);
+      const resumedBytes = plan.bytesAcked(opened.cursors);
+      this.#events.emit("started", {
+        streamId: this.streamId,
+        key: this.key,
+        lanes,
+        chunkBytes,
+        sha256: file.sha256,
+      });
+      if (opened.status !== "finished") {
+        await this.#control(() => this.#reconcile());
+        await this.#sendChunks(file, plan, opened.cursors, requests, resumedBytes);
+        await this.#gate.wait(this.#stop.signal);
+        await this.#control(async () => {
+          this.#stop.signal.throwIfAborted();
+          this.#finishing = true;
+          await requests.control(this.#message("finish"), "finished", callerSignal);
+        });
+      }
+      return {
+        streamId: this.streamId,
+        bytes: file.size,
+        sha256: file.sha256,
+        seconds: (performance.now() - startedAt) / 1000,
+        resumedBytes,
+      };
+    } catch (error) {
+      throw await this.#failed(error);
+    } finally {
+      callerSignal?.removeEventListener("abort", stop);
+      await file?.cleanup();
+      transport.close();
+    }
+  }
+
+  /** Starts the stream, or reads how far the receiver got with the one being resumed. */
+  async #open(requests: PeerRequests, file: SourceFile, plan: StreamPlan): Promise<Opened> {
+    const { resume, lanes, chunkBytes, signal } = this.#settings;
+    if (resume === undefined) {
+      await this.#control(async () => {
+        const message = {
+          ...this.#message("start"),
+          name: file.name,
+          size: file.size,
+          sha256: file.sha256,
+          lanes,
+          chunkBytes,
+          key: encodeBase64(this.key),
+        };
+        await requests.control(message, "active", signal);
+        this.#requests = requests;
+      });
+      return { status: "active", cursors: new LaneCursors(lanes).lastSeqAcked };
+    }
+    if (file.sha256 !== resume.sha256) {
+      throw new TransferError(
+        "SOURCE_CHANGED",
+        `the file's SHA-256 is ${file.sha256}, not the ${resume.sha256} stream ${this.streamId} was started with`,
+      );
+    }
+    const state = await requests.state(this.#stop.signal);
+    if (state === undefined) {
+      throw new TransferError(
+        "STREAM_NOT_FOUND",
+        `the receiver has no stream ${this.streamId} to resume (it expired or was never started); send the file again without resume`,
+      );
+    }
+    if (state.status === "aborted") {
+      throw new TransferError("STREAM_CLOSED", `stream ${this.streamId} was aborted`);
+    }
+    let cursors: bigint[];
+    try {
+      cursors = LaneCursors.fromResumeLanes(lanes, state.lanes).lastSeqAcked;
+      plan.bytesAcked(cursors);
+    } catch (error) {
+      throw new TransferError(
+        "BAD_RESPONSE",
+        `the receiver's lanes do not fit the stream's plan (${lanes} lanes of ${chunkBytes}-byte chunks): ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    this.#receiverPaused = state.status === "paused";
+    this.#requests = requests;
+    return { status: state.status, cursors };
+  }
+
+  async #sendChunks(
+    file: SourceFile,
+    plan: StreamPlan,
+    cursors: bigint[],
+    requests: PeerRequests,
+    resumedBytes: number,
+  ): Promise<void> {
+    const handle = await open(file.path, "r");
+    try {
+      const reader = new ChunkReader({
+        file: handle,
+        plan,
+        key: this.key,
+        streamId: decodeBase64Url(this.streamId, STREAM_ID_BYTES),
+        cipher: nodeChunkCipher,
+      });
+      const meter = new RateMeter(file.size, resumedBytes);
+      const report = () => this.#events.emit("progress", meter.update(plan.bytesAcked(cursors)));
+      report();
+      const signal = this.#stop.signal;
+      const lanes = Array.from({ length: plan.lanes }, (_, laneId) =>
+        runLane({
+          laneId,
+          plan,
+          cursors,
+          reader,
+          gate: this.#gate,
+          send: (chunk, laneSignal) => requests.chunk(chunk, laneSignal),
+          onAck: report,
+          signal,
+        }).catch((error: unknown) => {
+          // The first failure stops the other lanes; theirs are only echoes of it.
+          this.#stop.abort(error);
+          throw error;
+        }),
+      );
+      await Promise.all(lanes);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Brings the receiver to what the caller last asked for, paused or sending. */
+  async #reconcile(): Promise<void> {
+    const requests = this.#finishing || this.#settled ? undefined : this.#requests;
+    const { signal } = this.#settings;
+    if (this.#wantPaused) {
+      await this.#gate.close();
+      if (requests && !this.#receiverPaused) {
+        await requests.control(this.#message("pause"), "paused", signal);
+        this.#receiverPaused = true;
+      }
+      return;
+    }
+    if (requests && this.#receiverPaused) {
+      await requests.control(this.#message("resume"), "active", signal);
+      this.#receiverPaused = false;
+    }
+    this.#gate.open();
+  }
+
+  /** The error `done` rejects with; an abort() tells the receiver first. */
+  async #failed(error: unknown): Promise<unknown> {
+    const reason = this.#stop.signal.aborted ? this.#stop.signal.reason : error;
+    const requests = this.#requests;
+    if (requests && reason instanceof TransferError && reason.code === "ABORTED") {
+      const message = { ...this.#message("abort"), reason: this.#abortReason };
+      this.#abortSent = this.#control(() =>
+        requests.control(message, "aborted", this.#settings.signal),
+      );
+      await this.#abortSent.catch(() => undefined);
+    }
+    return reason;
+  }
+
+  /** Runs `send` after the control messages queued before it. */
+  #control(send: () => Promise<void>): Promise<void> {
+    const sent = this.#controls.then(send);
+    this.#controls = sent.catch(() => undefined);
+    return sent;
+  }
+
+  #message<T extends "start" | "pause" | "resume" | "finish" | "abort">(type: T) {
+    return { type, streamId: this.streamId };
+  }
+
+  #transport(): PeerTransport {
+    const { peer, fetch } = this.#settings;
+    return fetch ? fetchTransport(peer, fetch) : nodeHttpTransport(peer);
+  }
+}
