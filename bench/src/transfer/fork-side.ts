@@ -6,8 +6,9 @@ import type { SideConfig, SideMessage } from "./side-messages.js";
 export interface Side {
   /** The next message of that kind; rejects if the side fails or exits first. */
   next<K extends SideMessage["kind"]>(kind: K): Promise<Extract<SideMessage, { kind: K }>>;
-  send(message: "report" | "stop"): void;
-  kill(): void;
+  send(message: "report"): void;
+  /** Asks the side to exit (so that it ends as a process does), then kills it after 5 s. */
+  stop(): Promise<void>;
 }
 
 /** Forks `<name>.js` (or `.ts` when run from source) beside this file, configured by `config`. */
@@ -42,8 +43,13 @@ export function forkSide(name: string, config: SideConfig): Side {
     send(message) {
       if (child.connected) child.send(message);
     },
-    kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill();
+    async stop() {
+      if (exited !== undefined) return;
+      const gone = new Promise((resolve) => child.once("exit", resolve));
+      if (child.connected) child.send("stop");
+      const timer = setTimeout(() => child.kill(), 5000);
+      await gone;
+      clearTimeout(timer);
     },
   };
 }

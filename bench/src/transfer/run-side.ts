@@ -12,6 +12,10 @@ export interface ListeningReceiver {
 const config = (): SideConfig => JSON.parse(process.argv[2] ?? "{}") as SideConfig;
 const tell = (message: SideMessage) => process.send?.(message);
 
+process.on("message", (message) => {
+  if (message === "stop") process.exit(0);
+});
+
 /**
  * The body of a receiver process: starts it, says where it listens, and answers the parent's
  * "report" with the received file and what the process spent since it was ready.
@@ -25,8 +29,6 @@ export async function runReceiver(
     process.on("message", (message) => {
       if (message === "report") {
         tell({ kind: "report", path: receiver.receivedPath(), usage: usage.read() });
-      } else if (message === "stop") {
-        process.exit(0);
       }
     });
     const { url, address } = receiver;
@@ -35,7 +37,7 @@ export async function runReceiver(
 }
 
 /**
- * The body of a sender process (the parent ends it once it is done): `prepare` does what precedes a transfer (identities, sockets)
+ * The body of a sender process: `prepare` does what precedes a transfer (identities, sockets)
  * and answers the transfer itself, which is timed, with the process's CPU counted from its start.
  */
 export async function runSender(

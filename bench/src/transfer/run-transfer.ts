@@ -56,7 +56,7 @@ export async function runTransfer(
     }
     return { seconds: done.seconds, sender: done.usage, receiver: report.usage };
   } finally {
-    for (const side of sides) side.kill();
+    await Promise.all(sides.map((side) => side.stop()));
     await rm(dir, { recursive: true, force: true });
   }
 }
