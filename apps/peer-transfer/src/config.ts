@@ -28,7 +28,7 @@ const GIB = 1024 ** 3;
 
 const EnvSchema = v.object({
   SVC_TRANSFER_HOST: v.optional(nonEmpty, "127.0.0.1"),
-  SVC_TRANSFER_PORT: wholeNumber(8090, 0, 65535),
+  SVC_TRANSFER_PORT: wholeNumber(8787, 0, 65535),
   SVC_SERVER: v.optional(
     v.pipe(v.string(), v.regex(/^https?:\/\/[^/]/, "must be an http(s) URL")),
     "http://127.0.0.1:8080",

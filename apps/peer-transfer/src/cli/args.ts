@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
 import { type ArgsEnv, DEFAULT_SERVER, type GlobalArgs, resolveGlobalOptions } from "@svc/cli/kit";
 
-export const DEFAULT_PORT = 8090;
+export const DEFAULT_PORT = 8787;
 export const DEFAULT_LANES = 4;
 export const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
 /** The largest chunk a receiver accepts by default (16 MiB of data). */

@@ -1,0 +1,127 @@
+import { join, resolve } from "node:path";
+import { EXIT, type Problem } from "@svc/cli/kit";
+import { SvcClient } from "@svc/client";
+import { fileStore, nodeClientOptions } from "@svc/client/node";
+import {
+  type ResumeInfo,
+  SendJournal,
+  sendFile,
+  TransferError,
+  type TransferResult,
+} from "@svc/transfer-peer";
+import type { TransferArgs } from "./args.js";
+import { terminalProgressBar } from "./progress-bar.js";
+
+export interface SendIo {
+  stdout: (line: string) => void;
+  stderr: (line: string) => void;
+  /** stderr when it is a terminal (and --json is off): where the progress bar is drawn. */
+  terminal?: { write(chunk: string): unknown } | undefined;
+  /** Stops the send after its chunks in flight; the next run resumes it. */
+  signal?: AbortSignal;
+}
+
+type SendArgs = Extract<TransferArgs, { command: "send" }>;
+
+/** Where a home keeps the streams its sends may resume (stream keys inside: 0600 files). */
+export const journalDirOf = (home: string): string => join(home, "transfers");
+
+/**
+ * `svc-transfer send`: resumes the stream this home started for the same unchanged file and
+ * receiver when there is one, else starts a new stream; prints the result once the receiver
+ * has the whole file.
+ */
+export async function sendCommand(
+  args: SendArgs,
+  io: SendIo,
+  fail: (problem: Problem) => void,
+): Promise<number> {
+  const file = resolve(args.file);
+  const route = { to: args.to, peer: args.peer };
+  const journal = new SendJournal(journalDirOf(args.home));
+  const client = await SvcClient.open({
+    server: args.server,
+    store: fileStore(args.home),
+    ...nodeClientOptions(),
+  });
+  try {
+    await client.whoami();
+    const resume = await journal.lookup(file, route);
+    try {
+      return report(await run(resume));
+    } catch (error) {
+      const gone =
+        resume !== undefined &&
+        error instanceof TransferError &&
+        (error.code === "STREAM_NOT_FOUND" || error.code === "STREAM_CLOSED");
+      if (!gone) throw error;
+      note(
+        `the receiver no longer has stream ${resume.streamId} (${error.message}); starting over`,
+      );
+      await journal.remove(file, route);
+      return report(await run(undefined));
+    }
+  } catch (error) {
+    if (error instanceof TransferError) {
+      const interrupted = io.signal?.aborted === true;
+      fail({
+        code: interrupted ? "INTERRUPTED" : error.code,
+        message: interrupted
+          ? "interrupted: run the same command again to resume where it stopped"
+          : error.message,
+      });
+      return EXIT.failure;
+    }
+    throw error;
+  } finally {
+    await client.close();
+  }
+
+  async function run(resume: ResumeInfo | undefined): Promise<TransferResult> {
+    const transfer = sendFile(file, {
+      client,
+      to: args.to,
+      peer: args.peer,
+      // A resumed stream keeps the lanes and chunk size the receiver planned it by.
+      ...(resume ? { resume } : { lanes: args.lanes, chunkBytes: args.chunkBytes }),
+      ...(io.signal ? { signal: io.signal } : {}),
+    });
+    const bar = !args.json && io.terminal ? terminalProgressBar(io.terminal) : undefined;
+    transfer.on("started", (stream) => {
+      journal.save(file, route, stream).catch((error: unknown) => {
+        note(`cannot save the stream to resume it later: ${(error as Error).message}`);
+      });
+    });
+    transfer.on("progress", (progress) => bar?.update(progress));
+    transfer.on("retry", (notice) => {
+      bar?.done();
+      note(`retrying ${notice.request} (attempt ${notice.attempt}): ${notice.reason}`);
+    });
+    try {
+      const result = await transfer.done;
+      await journal.remove(file, route);
+      return result;
+    } finally {
+      bar?.done();
+    }
+  }
+
+  function report(result: TransferResult): number {
+    io.stdout(
+      args.json
+        ? JSON.stringify({
+            streamId: result.streamId,
+            bytes: result.bytes,
+            sha256: result.sha256,
+            seconds: result.seconds,
+            resumedBytes: result.resumedBytes,
+          })
+        : `sent ${file} to ${args.to}: ${result.bytes} bytes in ${result.seconds.toFixed(1)} s, sha256 ${result.sha256}${result.resumedBytes > 0 ? ` (resumed after ${result.resumedBytes} bytes)` : ""}`,
+    );
+    return EXIT.ok;
+  }
+
+  function note(line: string): void {
+    if (!args.json) io.stderr(`svc-transfer: ${line}`);
+  }
+}

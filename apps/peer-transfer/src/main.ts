@@ -1,0 +1,36 @@
+import { ConfigError, stopOnSignals } from "@svc/http";
+import { loadTransferConfig } from "./config.js";
+import { startReceiver } from "./receiver.js";
+
+// The peer-transfer server: the receiver of the identity in $SVC_HOME, configured from the
+// environment (docs/configuration.md), stream state in the database by default.
+async function main(): Promise<void> {
+  let config: ReturnType<typeof loadTransferConfig>;
+  try {
+    config = loadTransferConfig(process.env, { store: "database" });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const receiver = await startReceiver(config);
+  receiver.logger.info("listening", {
+    url: receiver.url,
+    address: receiver.address,
+    dir: config.dir,
+    store: config.store,
+  });
+  stopOnSignals(
+    () => receiver.stop(),
+    (signal) => receiver.logger.info("shutting down", { signal }),
+  );
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  process.exit(1);
+});

@@ -1,0 +1,148 @@
+import { join } from "node:path";
+import { SvcClient } from "@svc/client";
+import { fileStore, nodeClientOptions } from "@svc/client/node";
+import { openStorage, type Storage } from "@svc/db";
+import {
+  createLogger,
+  createMetricsRegistry,
+  errorResponder,
+  type ListeningServer,
+  type Logger,
+  listen,
+  type MetricsRegistry,
+  observeRequests,
+  routeNotFound,
+} from "@svc/http";
+import {
+  databaseTransferStore,
+  fileTransferStore,
+  mountTransferReceiver,
+  type ReceivedFile,
+  type TransferStore,
+  transferMigrations,
+} from "@svc/transfer-peer";
+import { Hono } from "hono";
+import type { TransferConfig } from "./config.js";
+
+export interface RunningReceiver {
+  readonly url: string;
+  readonly port: number;
+  /** The receiving identity's address. */
+  readonly address: string;
+  readonly logger: Logger;
+  /** Stops accepting, lets requests in flight finish, then closes the store and the identity. */
+  stop(): Promise<void>;
+}
+
+export interface ReceiverHooks {
+  onFinished?: (file: ReceivedFile) => void;
+  /** The client's non-fatal problems (a prekey server that did not answer, say). */
+  onClientError?: (error: unknown) => void;
+}
+
+/** Where `svc-transfer receive` and the file store keep stream state: beside the data. */
+export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "streams");
+
+/**
+ * The receiver for the identity in `config.home` (made by `svc init`), serving the transfer routes
+ * with /health, /healthz and /metrics on config.host:config.port.
+ */
+export async function startReceiver(
+  config: TransferConfig,
+  hooks: ReceiverHooks = {},
+): Promise<RunningReceiver> {
+  const logger = createLogger(config.logLevel);
+  const client = await SvcClient.open({
+    server: config.server,
+    store: fileStore(config.home),
+    ...nodeClientOptions(),
+    onError: hooks.onClientError ?? ((error) => logger.warn("client", { reason: String(error) })),
+  });
+  let storage: Storage | undefined;
+  try {
+    const { address } = await client.whoami();
+    storage =
+      config.store === "database"
+        ? await openStorage({
+            databaseUrl: config.databaseUrl,
+            dataDir: config.dataDir,
+            migrations: [transferMigrations],
+          })
+        : undefined;
+    const store = storage
+      ? databaseTransferStore({ db: storage.db })
+      : fileTransferStore({ dir: stateDirOf(config.dir) });
+    const metrics = createMetricsRegistry();
+    const app = receiverApp({ config, client, store, storage, metrics, logger, hooks });
+    const server: ListeningServer = await listen(app.fetch, config.host, config.port);
+    const opened = storage;
+    return {
+      url: server.url,
+      port: server.port,
+      address,
+      logger,
+      stop: () =>
+        server.stop(async () => {
+          await opened?.close();
+          await client.close();
+        }),
+    };
+  } catch (error) {
+    await storage?.close();
+    await client.close();
+    throw error;
+  }
+}
+
+function receiverApp(parts: {
+  config: TransferConfig;
+  client: SvcClient;
+  store: TransferStore;
+  storage: Storage | undefined;
+  metrics: MetricsRegistry;
+  logger: Logger;
+  hooks: ReceiverHooks;
+}): Hono {
+  const { config, client, store, storage, metrics, logger, hooks } = parts;
+  const finished = metrics.counter("svc_transfer_files_total", "Files received whole");
+  const finishedBytes = metrics.counter(
+    "svc_transfer_file_bytes_total",
+    "Bytes of files received whole",
+  );
+  const app = new Hono();
+  app.use(observeRequests(metrics, logger));
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.get("/health", async (c) => {
+    try {
+      await (storage ? storage.ping() : Promise.resolve());
+      return c.json({ status: "ok", service: "svc-peer-transfer" });
+    } catch {
+      return c.json({ status: "error", service: "svc-peer-transfer" }, 503);
+    }
+  });
+  app.get("/metrics", async (c) =>
+    c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType }),
+  );
+  mountTransferReceiver(app, {
+    client,
+    store,
+    dir: config.dir,
+    maxChunkBytes: config.maxChunkBytes,
+    maxStreamBytes: config.maxStreamBytes,
+    logger,
+    onFinished(file) {
+      finished.inc();
+      finishedBytes.inc(file.size);
+      logger.info("file received", {
+        streamId: file.streamId,
+        sender: file.sender,
+        name: file.name,
+        bytes: file.size,
+      });
+      hooks.onFinished?.(file);
+    },
+  });
+  app.notFound(routeNotFound);
+  app.onError(errorResponder(logger));
+  return app;
+}
