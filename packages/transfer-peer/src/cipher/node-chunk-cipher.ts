@@ -5,8 +5,8 @@ const ALGORITHM = "chacha20-poly1305";
 const OPTIONS = { authTagLength: CHUNK_TAG_BYTES } as const;
 
 /**
- * ChaCha20-Poly1305 on node:crypto (OpenSSL), about five times the speed of the portable
- * nobleChunkCipher: the default of the Node receiver and sender.
+ * ChaCha20-Poly1305 on node:crypto (OpenSSL), several times the speed of the portable
+ * nobleChunkCipher (about 7x on 1 MiB chunks): the default of the Node receiver and sender.
  */
 export const nodeChunkCipher: ChunkCipher = {
   seal(key, nonce, ad, plaintext, output) {
