@@ -6,11 +6,11 @@ import type { Receiver } from "./context.js";
 import type { ReceivedFile } from "./options.js";
 
 /**
- * A finish of an active or paused stream: only once every lane has its last chunk and the data's SHA-256 is the start
- * message's (else 409, the stream left as it is). The file is linked into place under a free
- * name and the directory fsynced before the stream is marked finished; then the partial file
- * goes. A crash in between leaves the stream unfinished with its partial file, so a finish sent
- * again succeeds (saving a second copy if the first link was made).
+ * A finish of an active or paused stream: only once every lane has its last chunk and the data's
+ * SHA-256 is the start message's (else 409, the stream left as it is). The file is linked into
+ * place under a free name and the directory fsynced before the stream is marked finished; then
+ * the partial file goes. A crash in between leaves the stream unfinished with its partial file,
+ * so a finish sent again succeeds (saving a second copy if the first link was made).
  */
 export async function finishStream(receiver: Receiver, stream: StreamRecord): Promise<void> {
   const { store, onFinished, logger } = receiver.options;
