@@ -1,5 +1,12 @@
 import { defaultHome } from "@svc/cli/kit";
-import { ConfigError, LOG_LEVELS, type LogLevel, loadEnv, wholeNumber } from "@svc/http";
+import {
+  ConfigError,
+  LOG_LEVELS,
+  type LogLevel,
+  loadEnv,
+  proxyCount,
+  wholeNumber,
+} from "@svc/http";
 import { LIMITS } from "@svc/protocol";
 import * as v from "valibot";
 
@@ -20,6 +27,10 @@ export interface TransferConfig {
   dataDir: string;
   maxChunkBytes: number;
   maxStreamBytes: number;
+  /** Control requests per minute per client IP: each may make the identity look a sender up. */
+  controlPerIp: number;
+  /** Reverse proxies in front whose X-Forwarded-For entries are trusted (0: none). */
+  trustProxy: number;
   logLevel: LogLevel;
 }
 
@@ -45,6 +56,8 @@ const EnvSchema = v.object({
   SVC_TRANSFER_DATA_DIR: v.optional(nonEmpty),
   SVC_TRANSFER_MAX_CHUNK_BYTES: wholeNumber(LIMITS.maxChunkBytes, 1024, LIMITS.maxChunkBytes),
   SVC_TRANSFER_MAX_STREAM_BYTES: wholeNumber(1024 * GIB, 0, Number.MAX_SAFE_INTEGER),
+  SVC_TRANSFER_CONTROL_PER_IP: wholeNumber(120, 1),
+  SVC_TRUST_PROXY: proxyCount(),
   SVC_LOG_LEVEL: v.optional(
     v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`),
     "info",
@@ -76,6 +89,8 @@ export function loadTransferConfig(
     dataDir: e.SVC_TRANSFER_DATA_DIR ?? `${home}/transfer-db`,
     maxChunkBytes: e.SVC_TRANSFER_MAX_CHUNK_BYTES,
     maxStreamBytes: e.SVC_TRANSFER_MAX_STREAM_BYTES,
+    controlPerIp: e.SVC_TRANSFER_CONTROL_PER_IP,
+    trustProxy: e.SVC_TRUST_PROXY,
     logLevel: e.SVC_LOG_LEVEL,
   };
 }

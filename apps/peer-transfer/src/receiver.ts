@@ -3,8 +3,10 @@ import { SvcClient } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
 import { openStorage, type Storage } from "@svc/db";
 import {
+  clientIp,
   createLogger,
   createMetricsRegistry,
+  createRateLimit,
   errorResponder,
   type ListeningServer,
   type Logger,
@@ -119,6 +121,18 @@ function receiverApp(parts: {
     } catch {
       return c.json({ status: "error", service: "svc-peer-transfer" }, 503);
     }
+  });
+  // A control request names a sender the identity may have to look up in the directory, which
+  // hands out one of that sender's one-time prekeys: limit how often anyone can make it do so.
+  const controlLimit = createRateLimit({
+    route: "/v1/transfer/control",
+    limit: "control_per_ip",
+    perMinute: config.controlPerIp,
+    now: Date.now,
+  });
+  app.post("/v1/transfer/control", async (c, next) => {
+    controlLimit.consume(clientIp(c, config.trustProxy));
+    await next();
   });
   app.get("/metrics", async (c) =>
     c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType }),

@@ -1,4 +1,12 @@
-import { ConfigError, LOG_LEVELS, type LogLevel, loadEnv, onOff, wholeNumber } from "@svc/http";
+import {
+  ConfigError,
+  LOG_LEVELS,
+  type LogLevel,
+  loadEnv,
+  onOff,
+  proxyCount,
+  wholeNumber,
+} from "@svc/http";
 import * as v from "valibot";
 
 export interface RateLimitConfig {
@@ -58,16 +66,7 @@ const EnvSchema = v.object({
   SVC_RATE_REPLENISH_PER_ADDRESS: wholeNumber(60, 1),
   SVC_RATE_BUNDLE_PER_IP: wholeNumber(120, 1),
   SVC_RATE_BUNDLE_PER_ADDRESS: wholeNumber(600, 1),
-  SVC_TRUST_PROXY: v.pipe(
-    v.optional(
-      v.union(
-        [v.picklist(["on", "off"]), v.pipe(v.string(), v.regex(/^\d+$/))],
-        "must be off, on or a number of proxies",
-      ),
-      "off",
-    ),
-    v.transform((value) => (value === "off" ? 0 : value === "on" ? 1 : Number(value))),
-  ),
+  SVC_TRUST_PROXY: proxyCount(),
   SVC_INBOX_MAX_BLOB_BYTES: wholeNumber(1024 * 1024, 1, 64 * 1024 * 1024),
   SVC_INBOX_QUOTA: wholeNumber(1000, 1),
   SVC_INBOX_MIN_TTL_MS: wholeNumber(60_000, 0),

@@ -43,3 +43,19 @@ export function loadEnv<TSchema extends v.GenericSchema>(
   }
   return result.output;
 }
+
+/**
+ * How many reverse proxies in front of a server append to X-Forwarded-For: `off` (0, the
+ * default), `on` (1) or a number.
+ */
+export const proxyCount = () =>
+  v.pipe(
+    v.optional(
+      v.union(
+        [v.picklist(["on", "off"]), v.pipe(v.string(), v.regex(/^\d+$/))],
+        "must be off, on or a number of proxies",
+      ),
+      "off",
+    ),
+    v.transform((value) => (value === "off" ? 0 : value === "on" ? 1 : Number(value))),
+  );

@@ -1,6 +1,6 @@
 export { bearerToken, tokenMatches } from "./bearer-token.js";
 export { clientIp } from "./client-ip.js";
-export { ConfigError, loadEnv, onOff, wholeNumber } from "./env.js";
+export { ConfigError, loadEnv, onOff, proxyCount, wholeNumber } from "./env.js";
 export { errorResponder, routeNotFound } from "./errors.js";
 export { readJsonBody } from "./json-body.js";
 export { loadOrCreateKeyFile } from "./key-file.js";
