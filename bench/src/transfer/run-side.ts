@@ -15,6 +15,8 @@ const tell = (message: SideMessage) => process.send?.(message);
 process.on("message", (message) => {
   if (message === "stop") process.exit(0);
 });
+// A parent that died does not leave its sides listening.
+process.on("disconnect", () => process.exit(0));
 
 /**
  * The body of a receiver process: starts it, says where it listens, and answers the parent's
@@ -27,9 +29,10 @@ export async function runReceiver(
     const receiver = await start(config());
     const usage = trackUsage();
     process.on("message", (message) => {
-      if (message === "report") {
+      if (message !== "report") return;
+      void failLoudly(async () => {
         tell({ kind: "report", path: receiver.receivedPath(), usage: usage.read() });
-      }
+      });
     });
     const { url, address } = receiver;
     tell({ kind: "ready", url, ...(address === undefined ? {} : { address }) });

@@ -118,7 +118,7 @@ function rows(bound: CryptoBound, measured: Map<string, Measured>): BenchRow[] {
     return [svcRow];
   });
   const memory = row(MEMORY_NAME, svcNote).map((memoryRow) => {
-    memoryRow.note = `${memoryVerdict(measured.get(MEMORY_NAME), "")}; ${memoryRow.note}`;
+    memoryRow.note = `${memoryVerdict(measured.get(MEMORY_NAME), "")}; one run; ${memoryRow.note}`;
     return memoryRow;
   });
   const lastSvc = svc.at(-1);
