@@ -12,7 +12,7 @@ import {
   type SeenRequest,
 } from "../test-support/sender/fake-receiver.js";
 import { TransferError } from "./errors.js";
-import type { SendOptions } from "./options.js";
+import type { ResumeInfo, SendOptions } from "./options.js";
 import type { Progress } from "./progress.js";
 import type { RetryNotice } from "./retry.js";
 import { sendFile } from "./transfer.js";
@@ -260,7 +260,7 @@ describe("sendFile", () => {
     const receiver = new FakeReceiver();
     const controller = new AbortController();
     const first = sendFile(path, options(receiver, { signal: controller.signal }));
-    let info: Parameters<Parameters<typeof first.on<"started">>[1]>[0] | undefined;
+    let info: ResumeInfo | undefined;
     first.on("started", (stream) => {
       info = stream;
     });
@@ -281,6 +281,29 @@ describe("sendFile", () => {
     const again = receiver.seen.slice(before).filter((r) => r.kind === "chunk");
     expect(again.some((r) => acked.has(`${r.laneId}/${r.seq}`))).toBe(false);
     expect(receiver.controls()).toEqual(["start", "finish"]);
+  });
+
+  it("resumes a stream left paused, and one already finished resolves at once", async () => {
+    const content = randomBytes(9000);
+    const path = await fileOf(content);
+    const receiver = new FakeReceiver();
+    const controller = new AbortController();
+    const first = sendFile(path, options(receiver, { signal: controller.signal }));
+    const info = await new Promise<ResumeInfo>((resolve) => first.on("started", resolve));
+    await first.pause();
+    controller.abort();
+    await expect(first.done).rejects.toThrow();
+    expect(receiver.status).toBe("paused");
+
+    const resume = { resume: info, lanes: undefined, chunkBytes: undefined };
+    const second = await sendFile(path, options(receiver, resume)).done;
+    expect(receiver.controls()).toEqual(["start", "pause", "resume", "finish"]);
+    expect(receiver.data).toEqual(new Uint8Array(content));
+    expect(second.resumedBytes).toBeLessThan(9000);
+
+    const third = await sendFile(path, options(receiver, resume)).done;
+    expect(third).toMatchObject({ bytes: 9000, resumedBytes: 9000 });
+    expect(receiver.controls()).toHaveLength(4);
   });
 
   it("says so when the stream to resume is unknown to the receiver", async () => {

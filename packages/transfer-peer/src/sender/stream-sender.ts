@@ -73,7 +73,7 @@ export class StreamSender {
     this.done = this.#run(source).finally(() => {
       this.#settled = true;
     });
-    // A caller who only awaits abort() has seen why done rejects.
+    // Not every caller reads done (one that aborts may only await abort()): no unhandled rejection.
     this.done.catch(() => undefined);
   }
 
