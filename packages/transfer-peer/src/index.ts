@@ -3,9 +3,16 @@ export { mountTransferReceiver } from "./receiver/mount.js";
 export type { ReceivedFile, TransferReceiverOptions } from "./receiver/options.js";
 export { transferMigrations } from "./schema.js";
 export { TransferError, type TransferErrorCode } from "./sender/errors.js";
-export type { ResumeInfo, SendOptions } from "./sender/options.js";
+export {
+  DEFAULT_CHUNK_BYTES,
+  DEFAULT_LANES,
+  MAX_CHUNK_BYTES,
+  MAX_LANES,
+  type ResumeInfo,
+  type SendOptions,
+} from "./sender/options.js";
 export type { Progress } from "./sender/progress.js";
-export type { RetryNotice, RetryPolicy } from "./sender/retry.js";
+export { DEFAULT_RETRY, type RetryNotice, type RetryPolicy } from "./sender/retry.js";
 export { SendJournal, type SendRoute } from "./sender/send-journal.js";
 export type { SendSource } from "./sender/source.js";
 export type { TransferEvents, TransferResult } from "./sender/stream-sender.js";

@@ -60,7 +60,7 @@ export const DEFAULT_LANES = 4;
 export const DEFAULT_CHUNK_BYTES = 4 * 1024 * 1024;
 /** The receiver's default maxChunkBytes, less the envelope's header, offset and tag. */
 export const MAX_CHUNK_BYTES = LIMITS.maxChunkBytes - CHUNK_OVERHEAD_BYTES;
-/** Every lane holds up to three chunks (read, sealed ahead, in flight). */
+/** The receiver's default maxLanes; each lane holds up to three chunks (read, sealed, in flight). */
 export const MAX_LANES = 64;
 
 /** Checks the options, naming a bad one with TypeError or RangeError, and fills in defaults. */

@@ -72,8 +72,9 @@ export class PeerRequests {
     );
     if (answer.status !== 409) {
       const ack = parse(ChunkAck, answer, name);
-      if (!ack.ok)
+      if (!ack.ok) {
         throw new TransferError("BAD_RESPONSE", `${name}: the receiver answered ok: false`);
+      }
       return BigInt(ack.lastSeqAcked);
     }
     const error = svcErrorOf(answer, name);
@@ -194,8 +195,9 @@ export class PeerRequests {
         if ((status >= 200 && status < 300) || keep.includes(status)) return answer;
         if (status !== 429 && status < 500) throw refused(name, answer, svcErrorOf(answer, name));
         // A proxy's error page is no ErrorResponse, and still worth retrying.
-        cause = errorResponseOf(answer);
-        reason = cause ? `${status} ${(cause as SvcError).code}` : `${status}`;
+        const refusal = errorResponseOf(answer);
+        cause = refusal;
+        reason = refusal ? `${status} ${refusal.code}` : `${status}`;
         retryAfter = parseRetryAfter(answer.retryAfter);
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
