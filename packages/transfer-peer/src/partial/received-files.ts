@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
-import { createReadStream } from "node:fs";
 import { constants, link, mkdir, open, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { isErrno, syncDirectory } from "../fs/durable.js";
+import { hashFile } from "../fs/hash-file.js";
+import { PartialHandles } from "./partial-handles.js";
 import { candidateName } from "./safe-name.js";
 
 /** Where partial data waits, under the receiving directory. */
@@ -15,10 +15,16 @@ export const PARTIAL_DIR = ".partial";
 export class ReceivedFiles {
   readonly dir: string;
   readonly #partialDir: string;
+  readonly #handles = new PartialHandles();
 
   constructor(dir: string) {
     this.dir = dir;
     this.#partialDir = join(dir, PARTIAL_DIR);
+  }
+
+  /** Closes every open partial file (a receiver that stops). */
+  close(): void {
+    this.#handles.close();
   }
 
   partialPath(streamId: string): string {
@@ -42,39 +48,22 @@ export class ReceivedFiles {
 
   /**
    * Writes `data` at `offset` and waits until it is on disk (fdatasync): only then may the chunk
-   * be acknowledged. Lanes write one file at once, each at its own offsets. ENOENT when the
-   * partial file is gone (the stream was aborted meanwhile).
+   * be acknowledged. Lanes write one file at once, each at its own offsets, through one handle
+   * whose fdatasyncs they share. ENOENT when the partial file is gone (the stream was aborted
+   * meanwhile).
    */
-  async write(streamId: string, offset: number, data: Uint8Array): Promise<void> {
-    const handle = await open(this.partialPath(streamId), "r+");
-    try {
-      for (let written = 0; written < data.length; ) {
-        const { bytesWritten } = await handle.write(
-          data,
-          written,
-          data.length - written,
-          offset + written,
-        );
-        written += bytesWritten;
-      }
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
+  write(streamId: string, offset: number, data: Uint8Array): Promise<void> {
+    return this.#handles.writeDurably(this.partialPath(streamId), offset, data);
   }
 
   /**
    * Cuts the partial file to `size` (one left from an earlier attempt may be longer), then reads
-   * it as a stream, in bounded memory for any size: its lower-hex SHA-256.
+   * it into one buffer over and over, in bounded memory for any size: its lower-hex SHA-256.
    */
   async trimAndHash(streamId: string, size: number): Promise<string> {
     const path = this.partialPath(streamId);
     await truncate(path, size);
-    const hash = createHash("sha256");
-    for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) {
-      hash.update(chunk as Buffer);
-    }
-    return hash.digest("hex");
+    return hashFile(path);
   }
 
   /**
@@ -97,8 +86,9 @@ export class ReceivedFiles {
     }
   }
 
-  /** Removes the partial file, if any. */
+  /** Removes the partial file, if any, and closes its handle once the writes under way end. */
   async remove(streamId: string): Promise<void> {
+    this.#handles.forget(this.partialPath(streamId));
     await unlink(this.partialPath(streamId)).catch((error) => {
       if (!isErrno(error, "ENOENT")) throw error;
     });
