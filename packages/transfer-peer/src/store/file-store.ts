@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { isStreamId, parseDecimalU64, STREAM_STATUSES, type StreamStatus } from "@svc/protocol";
 import { isErrno, TEMP_SUFFIX, writeFileAtomic } from "../fs/durable.js";
+import { KeyedBatches } from "../serial/keyed-batches.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";
+import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
 import { type StreamRecord, streamExists, type TransferStore } from "./transfer-store.js";
 
 export interface FileTransferStoreOptions {
@@ -64,6 +66,16 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
       return true;
     });
 
+  // One atomic rewrite (two fsyncs) per chunk held every lane of a stream behind the others:
+  // the advances that queue while one is written share the next write.
+  const advances = new KeyedBatches<LaneAdvance, boolean>(serial, async (streamId, batch) => {
+    const stream = await read(streamId);
+    if (!stream) return batch.map(() => false);
+    const { changed, advanced } = applyAdvances(stream, batch);
+    if (changed) await write({ ...changed, updatedAt: now() });
+    return advanced;
+  });
+
   return {
     create(stream) {
       return serial.run(stream.streamId, async () => {
@@ -75,12 +87,7 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
     get: read,
 
     advanceLane(streamId, laneId, seq) {
-      return update(streamId, (stream) => {
-        if (stream.status !== "active" || stream.lastSeqAcked[laneId] !== seq - 1n) return;
-        const lastSeqAcked = [...stream.lastSeqAcked];
-        lastSeqAcked[laneId] = seq;
-        return { ...stream, lastSeqAcked };
-      });
+      return advances.add(streamId, { laneId, seq });
     },
 
     setStatus(streamId, from, to) {

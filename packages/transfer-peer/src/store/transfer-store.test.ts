@@ -175,6 +175,37 @@ describe.each([
   });
 });
 
+describe("file store writes", () => {
+  it("share one durable write among the advances that queue meanwhile, compare-and-set kept", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-transfer-store-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    let writes = 0;
+    // now() stamps updatedAt once per write.
+    const open = () => fileTransferStore({ dir, now: () => ++writes });
+    const store = open();
+    const record = stream({ lastSeqAcked: Array.from({ length: 8 }, () => 0n) });
+    await store.create(record);
+    const id = record.streamId;
+    const outcomes = await Promise.all([
+      ...Array.from({ length: 8 }, (_, laneId) => store.advanceLane(id, laneId, 1n)),
+      store.advanceLane(id, 0, 1n),
+      store.advanceLane(id, 0, 2n),
+      store.advanceLane(id, 1, 3n),
+    ]);
+    expect(outcomes).toEqual([...Array.from({ length: 8 }, () => true), false, true, false]);
+    expect(writes).toBeLessThan(4);
+    // Each advance resolved after a write that holds it: another instance reads it from disk.
+    expect((await open().get(id))?.lastSeqAcked).toEqual([
+      2n,
+      ...Array.from({ length: 7 }, () => 1n),
+    ]);
+    expect(await store.setStatus(id, "active", "paused")).toBe(true);
+    expect(await Promise.all([store.advanceLane(id, 2, 2n), store.advanceLane(id, 3, 2n)])).toEqual(
+      [false, false],
+    );
+  });
+});
+
 describe("file store files", () => {
   it("are private to the owner and leave no temporary file behind", async () => {
     const dir = await mkdtemp(join(tmpdir(), "svc-transfer-store-"));
