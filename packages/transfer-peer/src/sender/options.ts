@@ -31,7 +31,7 @@ export interface SendOptions {
   chunkBytes?: number;
   /** The name the receiver is told (default: the file's base name; required for a stream). */
   name?: string;
-  /** Continues this stream instead of starting one; its lanes and chunkBytes are used. */
+  /** Continues this stream with its own lanes and chunkBytes (other values beside it: RangeError). */
   resume?: ResumeInfo | undefined;
   /** Sends through this fetch instead of node:http (slower; for proxies and tests). */
   fetch?: typeof fetch;
