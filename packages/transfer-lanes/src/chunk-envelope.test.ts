@@ -1,7 +1,7 @@
 import { CHUNK_HEADER_BYTES } from "@svc/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { openChunk, sealChunk } from "./chunk-envelope.js";
+import { CHUNK_DATA_AT, openChunk, sealChunk } from "./chunk-envelope.js";
 import { CHUNK_OVERHEAD_BYTES, decodeChunkHeader, encodeChunkHeader } from "./chunk-header.js";
 import { type ChunkCipher, nobleChunkCipher } from "./cipher.js";
 import { refusal, returnsOrRefuses400 } from "./test-support/refusal.js";
@@ -35,6 +35,27 @@ describe("sealChunk / openChunk", () => {
         expect([opened.offset, opened.data]).toEqual([c.offset, c.data]);
       }),
     );
+  });
+
+  it("seals into a given buffer, reused, as it seals into a new one", () => {
+    const buffer = new Uint8Array(8 + CHUNK_OVERHEAD_BYTES + 300).fill(0xee);
+    const into = buffer.subarray(8);
+    fc.assert(
+      fc.property(chunk, (c) => {
+        const envelope = sealChunk(c, nobleChunkCipher, into);
+        expect(envelope.buffer).toBe(buffer.buffer);
+        expect(envelope.byteOffset).toBe(8);
+        expect(envelope).toEqual(sealChunk(c));
+      }),
+    );
+  });
+
+  it("seals data read straight into the envelope without copying it, and refuses a short buffer", () => {
+    const into = new Uint8Array(CHUNK_OVERHEAD_BYTES + fixed.data.length);
+    const data = into.subarray(CHUNK_DATA_AT, CHUNK_DATA_AT + fixed.data.length);
+    data.set(fixed.data);
+    expect(sealChunk({ ...fixed, data }, nobleChunkCipher, into)).toEqual(sealChunk(fixed));
+    expect(() => sealChunk(fixed, nobleChunkCipher, into.subarray(1))).toThrow(RangeError);
   });
 
   it("refuses an envelope with any one byte changed", () => {

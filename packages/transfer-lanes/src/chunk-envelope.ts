@@ -30,17 +30,33 @@ const DATA_AT = CHUNK_HEADER_BYTES + CHUNK_OFFSET_BYTES;
 
 /**
  * `header || AEAD(u64be(offset) || data)`, with the header as associated data. The data is
- * copied once, into the envelope, and sealed there in place.
+ * copied once, into the envelope, and sealed there in place. With `into` (at least
+ * CHUNK_OVERHEAD_BYTES + data.length bytes) the envelope is built there and returned as a view,
+ * so that a sender can reuse its buffers instead of allocating one per chunk; data that already
+ * lies where the envelope holds it (read straight into `into`) is not copied.
  */
-export function sealChunk(chunk: ChunkToSeal, cipher: ChunkCipher = nobleChunkCipher): Uint8Array {
+export function sealChunk(
+  chunk: ChunkToSeal,
+  cipher: ChunkCipher = nobleChunkCipher,
+  into?: Uint8Array,
+): Uint8Array {
   const { key, offset, data } = chunk;
   assertStreamKey("key", key);
   assertInteger("offset", offset);
   assertBytes("data", data);
-  const envelope = new Uint8Array(CHUNK_OVERHEAD_BYTES + data.length);
+  const size = CHUNK_OVERHEAD_BYTES + data.length;
+  if (into !== undefined) {
+    assertBytes("into", into);
+    if (into.length < size) {
+      throw new RangeError(`into holds ${into.length} bytes, fewer than the envelope's ${size}`);
+    }
+  }
+  const envelope = into ? into.subarray(0, size) : new Uint8Array(size);
   writeChunkHeader(envelope, chunk);
-  new DataView(envelope.buffer).setBigUint64(PLAINTEXT_AT, BigInt(offset));
-  envelope.set(data, DATA_AT);
+  new DataView(envelope.buffer, envelope.byteOffset).setBigUint64(PLAINTEXT_AT, BigInt(offset));
+  const inPlace =
+    data.buffer === envelope.buffer && data.byteOffset === envelope.byteOffset + DATA_AT;
+  if (!inPlace) envelope.set(data, DATA_AT);
   const header = envelope.subarray(0, CHUNK_HEADER_BYTES);
   const sealedPart = envelope.subarray(PLAINTEXT_AT);
   const plaintext = envelope.subarray(PLAINTEXT_AT, DATA_AT + data.length);
@@ -49,6 +65,9 @@ export function sealChunk(chunk: ChunkToSeal, cipher: ChunkCipher = nobleChunkCi
   if (sealed !== sealedPart) sealedPart.set(sealed);
   return envelope;
 }
+
+/** Where an envelope holds its chunk's data (before sealing): after the header and offset. */
+export const CHUNK_DATA_AT = DATA_AT;
 
 /**
  * Decodes and decrypts an untrusted envelope. A malformed header, a failed authentication or an

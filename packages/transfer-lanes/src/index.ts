@@ -1,5 +1,11 @@
 export { checkChunkSeq, nextStreamStatus, requireActive } from "@svc/protocol";
-export { type ChunkToSeal, type OpenedChunk, openChunk, sealChunk } from "./chunk-envelope.js";
+export {
+  CHUNK_DATA_AT,
+  type ChunkToSeal,
+  type OpenedChunk,
+  openChunk,
+  sealChunk,
+} from "./chunk-envelope.js";
 export {
   CHUNK_OVERHEAD_BYTES,
   type ChunkHeader,

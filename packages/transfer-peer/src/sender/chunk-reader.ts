@@ -1,6 +1,12 @@
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
-import { type ChunkCipher, type StreamPlan, sealChunk } from "@svc/transfer-lanes";
+import {
+  CHUNK_DATA_AT,
+  CHUNK_OVERHEAD_BYTES,
+  type ChunkCipher,
+  type StreamPlan,
+  sealChunk,
+} from "@svc/transfer-lanes";
 import { TransferError } from "./errors.js";
 
 /** A chunk ready to send: its 0x11 envelope and the envelope's SHA-256, which the signature covers. */
@@ -20,12 +26,15 @@ export interface ChunkReaderOptions {
 }
 
 /**
- * Reads planned chunks at their offsets and seals them. Each lane has one read buffer, which
- * sealChunk copies into the envelope: a lane must not prepare two chunks at once.
+ * Reads planned chunks at their offsets, straight into an envelope buffer of the lane, and seals
+ * them there: no 4 MiB allocation per chunk (it was the sender's garbage collection). Each lane
+ * has two envelope buffers, used in turn: one for the chunk in flight, one for the chunk read
+ * and sealed ahead. So a lane must not prepare a chunk before the one prepared two before it is
+ * no longer being sent, nor two chunks at once.
  */
 export class ChunkReader {
   readonly #options: ChunkReaderOptions;
-  readonly #buffers = new Map<number, Buffer>();
+  readonly #buffers = new Map<number, { envelopes: [Buffer, Buffer]; next: 0 | 1 }>();
 
   constructor(options: ChunkReaderOptions) {
     this.#options = options;
@@ -35,27 +44,38 @@ export class ChunkReader {
     const { plan, key, streamId, cipher } = this.#options;
     const planned = plan.chunkAt(laneId, seq);
     if (planned === undefined) throw new RangeError(`lane ${laneId} has no chunk ${seq}`);
-    const data = await this.#read(laneId, planned.offset, planned.length);
+    const into = this.#envelopeBuffer(laneId);
+    const data = await this.#read(into, planned.offset, planned.length);
     const envelope = sealChunk(
       { key, streamId, laneId, seq, offset: planned.offset, data },
       cipher,
+      into,
     );
     const bodyHash = createHash("sha256").update(envelope).digest("hex");
     return { laneId, seq, envelope, bodyHash };
   }
 
-  async #read(laneId: number, offset: number, length: number): Promise<Uint8Array> {
-    let buffer = this.#buffers.get(laneId);
-    if (buffer === undefined) {
+  /** The lane's envelope buffer not used by the chunk prepared last. */
+  #envelopeBuffer(laneId: number): Buffer {
+    let lane = this.#buffers.get(laneId);
+    if (lane === undefined) {
       const { chunkBytes, size } = this.#options.plan;
-      buffer = Buffer.allocUnsafe(Math.min(chunkBytes, size));
-      this.#buffers.set(laneId, buffer);
+      const bytes = CHUNK_OVERHEAD_BYTES + Math.min(chunkBytes, size);
+      lane = { envelopes: [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)], next: 0 };
+      this.#buffers.set(laneId, lane);
     }
+    const buffer = lane.envelopes[lane.next];
+    lane.next = lane.next === 0 ? 1 : 0;
+    return buffer;
+  }
+
+  /** Reads `length` bytes at `offset` into the envelope's data. */
+  async #read(into: Buffer, offset: number, length: number): Promise<Uint8Array> {
     let filled = 0;
     while (filled < length) {
       const { bytesRead } = await this.#options.file.read(
-        buffer,
-        filled,
+        into,
+        CHUNK_DATA_AT + filled,
         length - filled,
         offset + filled,
       );
@@ -67,6 +87,6 @@ export class ChunkReader {
       }
       filled += bytesRead;
     }
-    return buffer.subarray(0, length);
+    return into.subarray(CHUNK_DATA_AT, CHUNK_DATA_AT + length);
   }
 }
