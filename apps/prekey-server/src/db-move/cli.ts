@@ -12,7 +12,7 @@ table's row count, commits. Stop the server first. The source is only read (afte
 to this version, as starting the server on it would).
   --from   the server's SVC_DATA_DIR (default $SVC_DATA_DIR, else ./data)
   --to     the target (default $DATABASE_URL)
-  --json   one JSON object on stdout; errors as JSON on stderr
+  --json   one JSON object on stdout; an error as {"error":"<code>","message":"…"} on stderr
 
 The KT signing key is not in the database: the server on PostgreSQL needs the same key, as
 SVC_KT_SIGNING_KEY or as <data dir>/${KT_KEY_FILE}.
@@ -44,7 +44,7 @@ export async function runDbCli(argv: readonly string[], io: DbCliIo): Promise<nu
   }
   const to = redacted(args.to);
   const problem = (code: string, message: string) =>
-    io.stderr(args.json ? JSON.stringify({ code, message }) : `svc-db: ${message}`);
+    io.stderr(args.json ? JSON.stringify({ error: code, message }) : `svc-db: error: ${message}`);
   try {
     const report = await moveEmbeddedDatabase({ dataDir: args.from, databaseUrl: args.to });
     const rows = report.reduce((sum, table) => sum + table.rows, 0);
@@ -61,10 +61,10 @@ export async function runDbCli(argv: readonly string[], io: DbCliIo): Promise<nu
     return EXIT.ok;
   } catch (error) {
     if (error instanceof MoveRefused) {
-      problem(error.code, `refused: ${error.message}`);
+      problem(error.code, error.message);
       return EXIT.refused;
     }
-    problem("FAILED", `failed: ${error instanceof Error ? error.message : String(error)}`);
+    problem("FAILED", error instanceof Error ? error.message : String(error));
     return EXIT.failed;
   }
 }

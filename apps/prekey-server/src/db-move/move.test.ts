@@ -190,7 +190,7 @@ describe.runIf(hasTestPostgres())("svc-db move to PostgreSQL", () => {
     expect((await svcDb("move", "--from", dataDir, "--to", url)).status).toBe(EXIT.ok);
     const again = await svcDb("move", "--from", dataDir, "--to", url);
     expect(again.status).toBe(EXIT.refused);
-    expect(again.err).toMatch(/^svc-db: refused: the target's table "\w+" holds rows$/);
+    expect(again.err).toMatch(/^svc-db: error: the target's table "\w+" holds rows$/);
     const target = await openStorage({ databaseUrl: url, poolSize: 1, migrations });
     cleanups.push(() => target.close());
     const [row] = await executeRows<{ n: string }>(
@@ -210,7 +210,7 @@ describe.runIf(hasTestPostgres())("svc-db move to PostgreSQL", () => {
       for each row execute function drop_row()`);
     const { status, err } = await svcDb("move", "--from", dataDir, "--to", url, "--json");
     expect(status).toBe(EXIT.refused);
-    expect(JSON.parse(err)).toMatchObject({ code: "COUNT_MISMATCH" });
+    expect(JSON.parse(err)).toMatchObject({ error: "COUNT_MISMATCH" });
     const [row] = await executeRows<{ n: string }>(
       target.db,
       sql`select count(*)::text as n from identities`,
