@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { browserRequired, chromiumMissing, launchBrowser } from "@svc/browser-harness";
+import type { Browser } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type PackageManifest, publishablePackages, REPO_ROOT } from "./publishable.js";
+import { readmeExamples } from "./readme-examples.js";
+import {
+  type ConsumerProject,
+  catalogVersion,
+  createConsumerProject,
+  run,
+} from "./test-support/consumer-project.js";
+import { startPrekeyServer } from "./test-support/prekey-server.js";
+import { bundleForBrowser, runInPage, runOnNode } from "./test-support/run-example.js";
+
+/**
+ * What a consumer outside the workspace gets: every publishable package packed by pnpm and
+ * installed by npm into one project in the system's temporary directory, where each README
+ * example must typecheck against the packed declarations and print exactly the output its README
+ * shows, on Node and, where marked, bundled by esbuild in headless Chromium. Without Chromium the
+ * browser runs skip, except in CI (CI or SVC_REQUIRE_BROWSER=1), where they fail.
+ */
+const packages = publishablePackages();
+const examples = packages.flatMap((pkg) =>
+  readmeExamples(readFileSync(join(pkg.dir, "README.md"), "utf8")).map((example, index) => ({
+    ...example,
+    id: `${basename(pkg.path)}-${index + 1}`,
+    where: `${pkg.path}/README.md:${example.line}`,
+  })),
+);
+
+const missing = chromiumMissing();
+const inBrowser = missing === undefined || browserRequired();
+if (!inBrowser) {
+  console.warn(`browser runs skipped: ${missing}; CI=1 or SVC_REQUIRE_BROWSER=1 fails instead`);
+}
+
+let project: ConsumerProject;
+let browser: Promise<Browser> | undefined;
+
+beforeAll(async () => {
+  project = await createConsumerProject(packages, {
+    hono: await catalogVersion("hono"),
+    "@types/node": await catalogVersion("@types/node"),
+  });
+  await mkdir(join(project.dir, "examples"));
+  for (const example of examples) {
+    await writeFile(join(project.dir, "examples", `${example.id}.ts`), example.code);
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await (await browser?.catch(() => undefined))?.close();
+  await project?.remove();
+});
+
+describe.each(packages)("$manifest.name, packed", (pkg) => {
+  const installed = () => join(project.dir, "node_modules", pkg.manifest.name);
+
+  it("holds dist, README and LICENSE, and no tests", async () => {
+    const files = project.packedFiles.get(pkg.manifest.name) ?? [];
+    expect(files).toEqual(expect.arrayContaining(["package.json", "README.md", "LICENSE"]));
+    expect(files.filter((file) => /\.test\.|test-support|src\/fixtures/.test(file))).toEqual([]);
+    expect(await readFile(join(installed(), "LICENSE"), "utf8")).toBe(
+      await readFile(join(REPO_ROOT, "LICENSE"), "utf8"),
+    );
+  });
+
+  it("depends on real versions and exports dist files only", async () => {
+    const manifest = JSON.parse(
+      await readFile(join(installed(), "package.json"), "utf8"),
+    ) as PackageManifest;
+    for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
+      const workspace = packages.find((other) => other.manifest.name === name);
+      expect(range).toEqual(
+        workspace ? `^${workspace.manifest.version}` : expect.stringMatching(/^\d/),
+      );
+    }
+    for (const conditions of Object.values(manifest.exports ?? {})) {
+      expect(Object.keys(conditions)).toEqual(["types", "default"]);
+      for (const target of Object.values(conditions)) {
+        expect(target).toMatch(/^\.\/dist\//);
+        expect(existsSync(join(installed(), target)), target).toBe(true);
+      }
+    }
+  });
+
+  it("has source maps whose sources it ships", () => {
+    const files = project.packedFiles.get(pkg.manifest.name) ?? [];
+    for (const map of files.filter((file) => file.endsWith(".js.map"))) {
+      const { sources } = JSON.parse(readFileSync(join(installed(), map), "utf8")) as {
+        sources: string[];
+      };
+      for (const source of sources) {
+        expect(files, `${map} names ${source}`).toContain(
+          join(dirname(map), source).replace(/^\.\//, ""),
+        );
+      }
+    }
+  });
+});
+
+it("typechecks every README example against the packed declarations", async () => {
+  const tsconfig = {
+    compilerOptions: {
+      target: "ES2022",
+      module: "NodeNext",
+      moduleResolution: "NodeNext",
+      lib: ["ES2023", "DOM"],
+      types: ["node"],
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+    },
+    include: ["examples/*.ts"],
+  };
+  await writeFile(join(project.dir, "tsconfig.json"), JSON.stringify(tsconfig));
+  const tsc = resolve(REPO_ROOT, "node_modules/typescript/bin/tsc");
+  const errors = await run(process.execPath, [tsc, "-p", project.dir]).then(
+    () => "",
+    (error: { stdout?: string }) => error.stdout ?? String(error),
+  );
+  expect(errors).toBe("");
+});
+
+describe.each(examples)("$where", (example) => {
+  if (example.runtimes.includes("node")) {
+    it("prints its output on Node", async () => {
+      const server = example.needsServer ? await startPrekeyServer() : undefined;
+      try {
+        const env: Record<string, string> = server ? { SVC_SERVER: server.url } : {};
+        expect(await runOnNode(project.dir, example.id, example.code, env)).toBe(example.output);
+      } finally {
+        await server?.stop();
+      }
+    });
+  }
+
+  if (example.runtimes.includes("browser")) {
+    it.runIf(inBrowser)("prints its output in Chromium, bundled by esbuild", async () => {
+      browser ??= launchBrowser();
+      const bundle = await bundleForBrowser(project.dir, example.code);
+      const server = example.needsServer ? await startPrekeyServer() : undefined;
+      try {
+        expect(await runInPage(await browser, bundle, server?.url)).toBe(example.output);
+      } finally {
+        await server?.stop();
+      }
+    });
+  }
+});
