@@ -1,11 +1,13 @@
 import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
-import { isStreamId, parseDecimalU64, STREAM_STATUSES, type StreamStatus } from "@svc/protocol";
+import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol";
 import { isErrno, TEMP_SUFFIX, writeFileAtomic } from "../fs/durable.js";
 import { KeyedBatches } from "../serial/keyed-batches.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
+import { createLaneSlots, type LaneProgress, readLaneSlots, writeLaneSlots } from "./lane-slots.js";
+import { RecentMap } from "./recent-map.js";
 import { type StreamRecord, streamExists, type TransferStore } from "./transfer-store.js";
 
 export interface FileTransferStoreOptions {
@@ -14,32 +16,47 @@ export interface FileTransferStoreOptions {
   now?: () => number;
 }
 
-/** The JSON of a stream file: the record with the key in base64 and seqs as decimal text. */
+/**
+ * The JSON of a stream file: the record with the key in base64, its lane count in place of the
+ * lanes' progress (which the slots file holds), and `updatedAt` of its last status change.
+ */
 interface StreamFile extends Omit<StreamRecord, "key" | "lastSeqAcked"> {
   key: string;
-  lastSeqAcked: string[];
+  lanes: number;
+}
+
+interface Loaded {
+  stream: StreamRecord;
+  progress: LaneProgress;
 }
 
 /**
- * Stream state for apps without a database: `<dir>/<streamId>.json` per stream, mode 0600 (the
- * stream key is a secret), each change written atomically (see writeFileAtomic). Changes to one
- * stream are serialized within the process; one process at a time may use a directory.
+ * Stream state for apps without a database, two files per stream, mode 0600 (the stream key is
+ * a secret): `<streamId>.json`, what the start message said and the status, each change written
+ * atomically (see writeFileAtomic), and `<streamId>.lanes`, the lanes' progress (see
+ * lane-slots.ts), which moves with every chunk. Changes to one stream are serialized within the
+ * process; one process at a time may use a directory.
  */
 export function fileTransferStore(options: FileTransferStoreOptions): TransferStore {
   const { dir } = options;
   const now = options.now ?? Date.now;
   const serial = new KeyedSerial();
+  // Every chunk reads its stream's record three times: from memory, not six files a chunk. A
+  // record goes in only once on disk, so this reads nothing that a restart would not.
+  const recent = new RecentMap<string, Loaded>(RECENT_STREAMS);
   let ready: Promise<void> | undefined;
 
-  const pathOf = (streamId: string): string => {
+  const pathOf = (streamId: string, suffix: ".json" | ".lanes"): string => {
     if (!isStreamId(streamId)) throw new RangeError(`${streamId} is not a stream id`);
-    return join(dir, `${streamId}.json`);
+    return join(dir, `${streamId}${suffix}`);
   };
 
-  async function read(streamId: string): Promise<StreamRecord | undefined> {
+  async function load(streamId: string): Promise<Loaded | undefined> {
+    const known = recent.get(streamId);
+    if (known) return known;
     ready ??= prepare(dir);
     await ready;
-    const path = pathOf(streamId);
+    const path = pathOf(streamId, ".json");
     let text: string;
     try {
       text = await readFile(path, "utf8");
@@ -47,56 +64,98 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
       if (isErrno(error, "ENOENT")) return undefined;
       throw error;
     }
-    return decodeStreamFile(path, text);
+    const file = decodeStreamFile(path, text);
+    const progress = await readLaneSlots(pathOf(streamId, ".lanes"), file.lanes);
+    const { lanes: _, ...record } = file;
+    const stream: StreamRecord = {
+      ...record,
+      lastSeqAcked: progress.lastSeqAcked,
+      updatedAt: Math.max(record.updatedAt, progress.updatedAt),
+    };
+    const loaded = { stream, progress };
+    recent.set(streamId, loaded);
+    return loaded;
+  }
+
+  /** Runs a write of the stream's files, then remembers `after`; if it fails, reads them again. */
+  async function saving(streamId: string, save: () => Promise<void>, after: Loaded): Promise<void> {
+    try {
+      await save();
+      recent.set(streamId, after);
+    } catch (error) {
+      recent.delete(streamId);
+      throw error;
+    }
   }
 
   const write = (stream: StreamRecord): Promise<void> =>
-    writeFileAtomic(pathOf(stream.streamId), JSON.stringify(encodeStreamFile(stream)));
+    writeFileAtomic(pathOf(stream.streamId, ".json"), JSON.stringify(encodeStreamFile(stream)));
 
-  /** Applies `change` to the stream under its lock; false when it gives nothing to write. */
-  const update = (
-    streamId: string,
-    change: (stream: StreamRecord) => StreamRecord | undefined,
-  ): Promise<boolean> =>
-    serial.run(streamId, async () => {
-      const stream = await read(streamId);
-      const changed = stream && change(stream);
-      if (!changed) return false;
-      await write({ ...changed, updatedAt: now() });
-      return true;
-    });
-
-  // One atomic rewrite (two fsyncs) per chunk held every lane of a stream behind the others:
-  // the advances that queue while one is written share the next write.
+  // The advances that queue while one is written share the next write.
   const advances = new KeyedBatches<LaneAdvance, boolean>(serial, async (streamId, batch) => {
-    const stream = await read(streamId);
-    if (!stream) return batch.map(() => false);
-    const { changed, advanced } = applyAdvances(stream, batch);
-    if (changed) await write({ ...changed, updatedAt: now() });
+    const loaded = await load(streamId);
+    if (!loaded) return batch.map(() => false);
+    const { changed, advanced } = applyAdvances(loaded.stream, batch);
+    if (changed) {
+      const progress = {
+        version: loaded.progress.version + 1n,
+        updatedAt: now(),
+        lastSeqAcked: changed.lastSeqAcked,
+      };
+      const stream = { ...changed, updatedAt: progress.updatedAt };
+      await saving(streamId, () => writeLaneSlots(pathOf(streamId, ".lanes"), progress), {
+        stream,
+        progress,
+      });
+    }
     return advanced;
   });
 
   return {
     create(stream) {
       return serial.run(stream.streamId, async () => {
-        if (await read(stream.streamId)) throw streamExists(stream.streamId);
-        await write(stream);
+        if (await load(stream.streamId)) throw streamExists(stream.streamId);
+        // The slots come first, so that a record is never without them; a crash between the
+        // two leaves slots without a record, which the next create of that id replaces.
+        const slots = pathOf(stream.streamId, ".lanes");
+        await unlink(slots).catch((error) => {
+          if (!isErrno(error, "ENOENT")) throw error;
+        });
+        const { lastSeqAcked, updatedAt } = stream;
+        const progress = { version: 0n, updatedAt, lastSeqAcked };
+        await saving(
+          stream.streamId,
+          async () => {
+            await createLaneSlots(slots, progress);
+            await write(stream);
+          },
+          { stream, progress },
+        );
       });
     },
 
-    get: read,
+    async get(streamId) {
+      return (await load(streamId))?.stream;
+    },
 
     advanceLane(streamId, laneId, seq) {
       return advances.add(streamId, { laneId, seq });
     },
 
     setStatus(streamId, from, to) {
-      return update(streamId, (stream) =>
-        stream.status === from ? { ...stream, status: to } : undefined,
-      );
+      return serial.run(streamId, async () => {
+        const loaded = await load(streamId);
+        if (loaded?.stream.status !== from) return false;
+        const stream = { ...loaded.stream, status: to, updatedAt: now() };
+        await saving(streamId, () => write(stream), { ...loaded, stream });
+        return true;
+      });
     },
   };
 }
+
+/** Streams whose records are kept in memory, those used last. */
+const RECENT_STREAMS = 256;
 
 /** Creates the directory, and removes temporary files a crash left behind mid-write. */
 async function prepare(dir: string): Promise<void> {
@@ -106,22 +165,21 @@ async function prepare(dir: string): Promise<void> {
   }
 }
 
-function encodeStreamFile(stream: StreamRecord): StreamFile {
-  return {
-    ...stream,
-    key: encodeBase64(stream.key),
-    lastSeqAcked: stream.lastSeqAcked.map(String),
-  };
+function encodeStreamFile({ lastSeqAcked, key, ...stream }: StreamRecord): StreamFile {
+  return { ...stream, key: encodeBase64(key), lanes: lastSeqAcked.length };
 }
 
-function decodeStreamFile(path: string, text: string): StreamRecord {
+function decodeStreamFile(
+  path: string,
+  text: string,
+): Omit<StreamFile, "key"> & { key: Uint8Array } {
   const file = JSON.parse(text) as StreamFile;
-  const lastSeqAcked = file.lastSeqAcked.map(parseDecimalU64);
   if (
     !STREAM_STATUSES.includes(file.status as StreamStatus) ||
-    !lastSeqAcked.every((seq) => seq !== undefined)
+    !Number.isSafeInteger(file.lanes) ||
+    file.lanes < 1
   ) {
     throw new Error(`${path} is not a stream record`);
   }
-  return { ...file, key: decodeBase64(file.key, 32), lastSeqAcked };
+  return { ...file, key: decodeBase64(file.key, 32) };
 }

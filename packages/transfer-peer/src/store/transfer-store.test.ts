@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestStorage, hasTestPostgres } from "@svc/db/testing";
@@ -214,8 +214,33 @@ describe("file store files", () => {
     const record = stream();
     await store.create(record);
     await store.advanceLane(record.streamId, 0, 1n);
-    expect(await readdir(dir)).toEqual([`${record.streamId}.json`]);
-    expect((await stat(join(dir, `${record.streamId}.json`))).mode & 0o777).toBe(0o600);
+    const files = [`${record.streamId}.json`, `${record.streamId}.lanes`];
+    expect((await readdir(dir)).sort()).toEqual(files);
+    for (const file of files) expect((await stat(join(dir, file))).mode & 0o777).toBe(0o600);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it("keep the last whole lane progress when a crash tore the slot being written", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "svc-transfer-store-"));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const store = fileTransferStore({ dir });
+    const record = stream({ lastSeqAcked: [0n, 0n] });
+    await store.create(record);
+    await store.advanceLane(record.streamId, 0, 1n);
+    await store.advanceLane(record.streamId, 1, 1n);
+    // The second advance wrote slot 0 (version 2): spoil one byte of it, as a torn write would.
+    const slots = join(dir, `${record.streamId}.lanes`);
+    const bytes = await readFile(slots);
+    bytes[20] = (bytes[20] ?? 0) ^ 0xff;
+    await writeFile(slots, bytes);
+    const restarted = fileTransferStore({ dir });
+    expect((await restarted.get(record.streamId))?.lastSeqAcked).toEqual([1n, 0n]);
+    expect(await restarted.advanceLane(record.streamId, 1, 1n)).toBe(true);
+    expect((await fileTransferStore({ dir }).get(record.streamId))?.lastSeqAcked).toEqual([1n, 1n]);
+    // Both slots spoilt: the record is refused rather than read as a lane at 0.
+    await writeFile(slots, Buffer.alloc(bytes.length));
+    await expect(fileTransferStore({ dir }).get(record.streamId)).rejects.toThrow(
+      /no whole lane slot/,
+    );
   });
 });
