@@ -1,8 +1,11 @@
+export { defaultChunkCipher } from "./cipher/default-chunk-cipher.js";
 export { nodeChunkCipher } from "./cipher/node-chunk-cipher.js";
+export { sodiumChunkCipher } from "./cipher/sodium-chunk-cipher.js";
 export { mountTransferReceiver } from "./receiver/mount.js";
 export type { ReceivedFile, TransferReceiverOptions } from "./receiver/options.js";
 export { transferMigrations } from "./schema.js";
 export { TransferError, type TransferErrorCode } from "./sender/errors.js";
+export { LANE_DEPTH } from "./sender/lane.js";
 export {
   DEFAULT_CHUNK_BYTES,
   DEFAULT_LANES,

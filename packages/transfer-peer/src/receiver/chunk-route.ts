@@ -13,7 +13,8 @@ import { readSignedHeaders, requireSender, requireSignature } from "./signed-hea
 /**
  * POST /v1/transfer/{streamId}/chunk. Size (413) before the body is read; stream (404); sender
  * and freshness (401); then the body: its signature (401), its header against the request's
- * (400); then, one chunk of a lane at a time, acceptChunk.
+ * (400); then, once the lane's previous chunk has been judged (see LaneArrivals), one chunk of a
+ * lane at a time, acceptChunk.
  */
 export function registerChunkRoute(app: Hono, receiver: Receiver): void {
   const { options } = receiver;
@@ -22,31 +23,40 @@ export function registerChunkRoute(app: Hono, receiver: Receiver): void {
     const headers = readSignedHeaders(c);
     const { laneId, seq } = readLaneHeaders(c);
     requireDeclaredLength(c, options.maxChunkBytes);
-    const stream = await requireStream(receiver, streamId);
-    requireSender(options, headers, stream.sender);
-    const body = await readBody(c, options.maxChunkBytes);
-    const { address, signedAt } = headers;
-    // node:crypto's SHA-256 runs at several hundred MB/s where the portable one does not.
-    const bodyHash = createHash("sha256").update(body).digest("hex");
-    await requireSignature(
-      options,
-      headers,
-      chunkSignedMessage({ address, signedAt, streamId, laneId, seq, bodyHash }),
-    );
-    const header = decodeChunkHeader(body);
-    if (header.laneId !== laneId || header.seq !== seq) {
-      throw badRequest("the chunk's lane and seq are not the request's");
+    const lane = `${streamId}/${laneId}`;
+    // Under way from here, before the stream is read: a chunk that reads the lane's cursor
+    // after this one is accepted learns of it by the cursor or by this request's end.
+    const ended = receiver.arrivals.arrive(lane, seq);
+    try {
+      const stream = await requireStream(receiver, streamId);
+      requireSender(options, headers, stream.sender);
+      const body = await readBody(c, options.maxChunkBytes);
+      const { address, signedAt } = headers;
+      // node:crypto's SHA-256 runs at several hundred MB/s where the portable one does not.
+      const bodyHash = createHash("sha256").update(body).digest("hex");
+      await requireSignature(
+        options,
+        headers,
+        chunkSignedMessage({ address, signedAt, streamId, laneId, seq, bodyHash }),
+      );
+      const header = decodeChunkHeader(body);
+      if (header.laneId !== laneId || header.seq !== seq) {
+        throw badRequest("the chunk's lane and seq are not the request's");
+      }
+      if (!equalBytes(header.streamId, decodeBase64Url(streamId, STREAM_ID_BYTES))) {
+        throw badRequest("the chunk belongs to another stream");
+      }
+      if (laneId >= stream.lastSeqAcked.length) {
+        throw badRequest(`the stream has no lane ${laneId}`);
+      }
+      await receiver.arrivals.previous(lane, seq, stream.lastSeqAcked[laneId] ?? 0n);
+      const lastSeqAcked = await receiver.lanes.run(lane, () =>
+        acceptChunk(receiver, streamId, laneId, seq, body),
+      );
+      return c.json({ ok: true, lastSeqAcked: lastSeqAcked.toString() });
+    } finally {
+      ended();
     }
-    if (!equalBytes(header.streamId, decodeBase64Url(streamId, STREAM_ID_BYTES))) {
-      throw badRequest("the chunk belongs to another stream");
-    }
-    if (laneId >= stream.lastSeqAcked.length) {
-      throw badRequest(`the stream has no lane ${laneId}`);
-    }
-    const lastSeqAcked = await receiver.lanes.run(`${streamId}/${laneId}`, () =>
-      acceptChunk(receiver, streamId, laneId, seq, body),
-    );
-    return c.json({ ok: true, lastSeqAcked: lastSeqAcked.toString() });
   });
 }
 

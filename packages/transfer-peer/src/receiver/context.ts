@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { ReceivedFiles } from "../partial/received-files.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";
 import type { StreamRecord } from "../store/transfer-store.js";
+import { LaneArrivals } from "./lane-arrivals.js";
 import {
   type ResolvedReceiverOptions,
   resolveReceiverOptions,
@@ -15,6 +16,8 @@ export interface Receiver {
   readonly files: ReceivedFiles;
   /** Chunks of one lane of one stream are taken one at a time (key `<streamId>/<laneId>`). */
   readonly lanes: KeyedSerial;
+  /** The chunk requests under way, per lane: a lane's next chunk waits for its previous one. */
+  readonly arrivals: LaneArrivals;
   /** Control messages of one stream are applied one at a time. */
   readonly streams: KeyedSerial;
 }
@@ -25,6 +28,7 @@ export function createReceiver(options: TransferReceiverOptions): Receiver {
     options: resolved,
     files: new ReceivedFiles(resolved.dir),
     lanes: new KeyedSerial(),
+    arrivals: new LaneArrivals(resolved.arrivalGraceMs),
     streams: new KeyedSerial(),
   };
 }

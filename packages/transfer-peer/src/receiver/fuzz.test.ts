@@ -30,6 +30,8 @@ beforeAll(async () => {
     store: (openStore as NonNullable<typeof openStore>)(),
     dir,
     maxChunkBytes: 53 + 4096,
+    // Fuzzed seqs are often just ahead of their lane: judged after 1 ms, not the default 2 s.
+    arrivalGraceMs: 1,
   });
   const content = randomBytes(3 * 20 * 64);
   const { start, key } = startFor(content, { lanes: 3, chunkBytes: 64 });

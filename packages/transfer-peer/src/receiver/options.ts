@@ -4,8 +4,9 @@ import { createLogger, type Logger } from "@svc/http";
 import { serverEd25519Verifier } from "@svc/http/ed25519";
 import { LIMITS } from "@svc/protocol";
 import { CHUNK_OVERHEAD_BYTES, type ChunkCipher } from "@svc/transfer-lanes";
-import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
+import { defaultChunkCipher } from "../cipher/default-chunk-cipher.js";
 import type { TransferStore } from "../store/transfer-store.js";
+import { ARRIVAL_GRACE_MS } from "./lane-arrivals.js";
 
 /** A file whose every byte arrived and matched the start message's SHA-256. */
 export interface ReceivedFile {
@@ -34,7 +35,12 @@ export interface TransferReceiverOptions {
   maxStreamBytes?: number;
   /** Most lanes a start may ask for; default 64. */
   maxLanes?: number;
-  /** Default nodeChunkCipher. */
+  /**
+   * How long a chunk that came before the lane's previous one waits for it, in ms (a sender
+   * keeps two chunks of a lane in flight, and they may arrive in either order); default 2000.
+   */
+  arrivalGraceMs?: number;
+  /** Default libsodium's in-place cipher where sodium-native loads, else nodeChunkCipher. */
   cipher?: ChunkCipher;
   /** Default @svc/http's server verifier (libsodium, else node:crypto). */
   verifier?: Ed25519Verifier;
@@ -60,12 +66,13 @@ export function resolveReceiverOptions(options: TransferReceiverOptions): Resolv
     maxChunkBytes: options.maxChunkBytes ?? LIMITS.maxChunkBytes,
     maxStreamBytes: options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES,
     maxLanes: options.maxLanes ?? DEFAULT_MAX_LANES,
-    cipher: options.cipher ?? nodeChunkCipher,
+    arrivalGraceMs: options.arrivalGraceMs ?? ARRIVAL_GRACE_MS,
+    cipher: options.cipher ?? defaultChunkCipher(),
     verifier: options.verifier ?? serverEd25519Verifier(),
     now: options.now ?? Date.now,
     logger: options.logger ?? createLogger("silent"),
   };
-  for (const name of ["maxChunkBytes", "maxStreamBytes", "maxLanes"] as const) {
+  for (const name of ["maxChunkBytes", "maxStreamBytes", "maxLanes", "arrivalGraceMs"] as const) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 1) {
       throw new RangeError(`${name} must be a positive integer`);
     }

@@ -23,18 +23,19 @@ export interface ChunkReaderOptions {
   key: Uint8Array;
   streamId: Uint8Array;
   cipher: ChunkCipher;
+  /** Envelope buffers per lane, used in turn: one per chunk in flight and one read ahead. */
+  buffersPerLane: number;
 }
 
 /**
  * Reads planned chunks at their offsets, straight into an envelope buffer of the lane, and seals
  * them there: no 4 MiB allocation per chunk (it was the sender's garbage collection). Each lane
- * has two envelope buffers, used in turn: one for the chunk in flight, one for the chunk read
- * and sealed ahead. So a lane must not prepare a chunk before the one prepared two before it is
- * no longer being sent, nor two chunks at once.
+ * has `buffersPerLane` envelope buffers, used in turn. So a lane must not prepare a chunk before
+ * the one prepared `buffersPerLane` before it is no longer being sent, nor two chunks at once.
  */
 export class ChunkReader {
   readonly #options: ChunkReaderOptions;
-  readonly #buffers = new Map<number, { envelopes: [Buffer, Buffer]; next: 0 | 1 }>();
+  readonly #buffers = new Map<number, { envelopes: Buffer[]; next: number }>();
 
   constructor(options: ChunkReaderOptions) {
     this.#options = options;
@@ -55,17 +56,18 @@ export class ChunkReader {
     return { laneId, seq, envelope, bodyHash };
   }
 
-  /** The lane's envelope buffer not used by the chunk prepared last. */
+  /** The lane's envelope buffer used longest ago. */
   #envelopeBuffer(laneId: number): Buffer {
     let lane = this.#buffers.get(laneId);
     if (lane === undefined) {
-      const { chunkBytes, size } = this.#options.plan;
-      const bytes = CHUNK_OVERHEAD_BYTES + Math.min(chunkBytes, size);
-      lane = { envelopes: [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)], next: 0 };
+      const { plan, buffersPerLane } = this.#options;
+      const bytes = CHUNK_OVERHEAD_BYTES + Math.min(plan.chunkBytes, plan.size);
+      const envelopes = Array.from({ length: buffersPerLane }, () => Buffer.allocUnsafe(bytes));
+      lane = { envelopes, next: 0 };
       this.#buffers.set(laneId, lane);
     }
-    const buffer = lane.envelopes[lane.next];
-    lane.next = lane.next === 0 ? 1 : 0;
+    const buffer = lane.envelopes[lane.next] as Buffer;
+    lane.next = (lane.next + 1) % lane.envelopes.length;
     return buffer;
   }
 

@@ -21,14 +21,35 @@ export interface LaneRun {
 const MAX_STALLS = 3;
 
 /**
- * Sends a lane's chunks one at a time from lastSeqAcked + 1, reading and sealing the next chunk
- * while the current one is in flight. An answer names the receiver's lastSeqAcked, and the lane
- * goes on from there: past chunks the receiver already has, back to the first one it lacks.
+ * A lane's chunks in flight at once: while the receiver syncs one to disk before its ack, the
+ * next crosses the network, instead of the lane waiting a sync per chunk with nothing to send.
+ */
+export const LANE_DEPTH = 2;
+
+/** Envelope buffers a lane's reader needs: one per chunk in flight and one read ahead. */
+export const LANE_BUFFERS = LANE_DEPTH + 1;
+
+interface Sent {
+  seq: bigint;
+  acked: Promise<bigint>;
+  /** Sent while an earlier chunk of the lane was in flight. */
+  behind: boolean;
+}
+
+/**
+ * Sends a lane's chunks from lastSeqAcked + 1, LANE_DEPTH of them in flight, reading and sealing
+ * the next one meanwhile. An answer names the receiver's lastSeqAcked, and the lane goes on from
+ * there: past chunks the receiver already has, back to the first one it lacks (once the chunks
+ * still in flight have been answered, their buffers free).
  */
 export async function runLane(run: LaneRun): Promise<void> {
   const { laneId, plan, cursors, reader, gate, signal } = run;
   const last = BigInt(plan.chunksInLane(laneId));
   let ahead: { seq: bigint; chunk: Promise<PreparedChunk> } | undefined;
+  let inFlight: Sent[] = [];
+  // One chunk alone until the lane has an answer: two sent at once on fresh connections may
+  // reach the receiver in the wrong order, and the second would be refused.
+  let depth = 1;
   let stalls = 0;
   const prepare = (seq: bigint) => {
     const chunk = reader.prepare(laneId, seq);
@@ -43,28 +64,50 @@ export async function runLane(run: LaneRun): Promise<void> {
     await taken?.chunk.catch(() => undefined);
     return prepare(seq).chunk;
   };
-
-  for (let cursor = lastOf(cursors, laneId); cursor < last; cursor = lastOf(cursors, laneId)) {
-    signal.throwIfAborted();
-    const seq = cursor + 1n;
+  const send = async (seq: bigint): Promise<void> => {
     const chunk = await take(seq);
     ahead = seq < last ? prepare(seq + 1n) : undefined;
-    const acked = await gate.run(() => run.send(chunk, signal), signal);
+    const acked = gate.run(() => run.send(chunk, signal), signal);
+    // Answered in order below; one that fails after another did is not left unhandled.
+    acked.catch(() => undefined);
+    inFlight.push({ seq, acked, behind: inFlight.length > 0 });
+  };
+
+  while (lastOf(cursors, laneId) < last) {
+    signal.throwIfAborted();
+    let next = (inFlight.at(-1)?.seq ?? lastOf(cursors, laneId)) + 1n;
+    for (; inFlight.length < depth && next <= last; next++) await send(next);
+    const [oldest, ...rest] = inFlight;
+    if (oldest === undefined) break;
+    inFlight = rest;
+    const acked = await oldest.acked;
     if (acked > last) {
       throw new TransferError(
         "BAD_RESPONSE",
         `lane ${laneId}: the receiver acknowledged seq ${acked} of the lane's ${last} chunks`,
       );
     }
-    stalls = acked >= seq ? 0 : stalls + 1;
+    // A chunk sent behind another may have reached the receiver before it (their retries after
+    // a reconnect cross): an answer older than the one before it is stale, and the chunk goes
+    // again, alone. Alone, the receiver's answer is the lane's cursor, even a lower one.
+    const stale = oldest.behind && acked < lastOf(cursors, laneId);
+    if (!stale) cursors[laneId] = acked;
+    run.onAck();
+    if (!stale) stalls = acked >= oldest.seq ? 0 : stalls + 1;
+    if (acked === oldest.seq) {
+      depth = LANE_DEPTH;
+      continue;
+    }
     if (stalls > MAX_STALLS) {
       throw new TransferError(
         "BAD_RESPONSE",
-        `lane ${laneId}: the receiver refused seq ${seq} ${stalls} times in a row, lastSeqAcked ${acked}`,
+        `lane ${laneId}: the receiver refused seq ${oldest.seq} ${stalls} times in a row, lastSeqAcked ${acked}`,
       );
     }
-    cursors[laneId] = acked;
-    run.onAck();
+    // The lane goes on from the receiver's cursor: the chunks in flight are answered first.
+    await Promise.allSettled(inFlight.map(({ acked }) => acked));
+    inFlight = [];
+    depth = 1;
   }
 }
 

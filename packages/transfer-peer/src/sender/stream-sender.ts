@@ -4,10 +4,10 @@ import { open } from "node:fs/promises";
 import { decodeBase64Url, encodeBase64 } from "@svc/canonical";
 import { newStreamId, STREAM_ID_BYTES, type StreamStatus } from "@svc/protocol";
 import { LaneCursors, planStream, type StreamPlan } from "@svc/transfer-lanes";
-import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
+import { defaultChunkCipher } from "../cipher/default-chunk-cipher.js";
 import { ChunkReader } from "./chunk-reader.js";
 import { TransferError } from "./errors.js";
-import { runLane } from "./lane.js";
+import { LANE_BUFFERS, runLane } from "./lane.js";
 import type { ResumeInfo, SendSettings } from "./options.js";
 import { PauseGate } from "./pause-gate.js";
 import { PeerRequests } from "./peer-requests.js";
@@ -225,7 +225,8 @@ export class StreamSender {
         plan,
         key: this.key,
         streamId: decodeBase64Url(this.streamId, STREAM_ID_BYTES),
-        cipher: nodeChunkCipher,
+        cipher: defaultChunkCipher(),
+        buffersPerLane: LANE_BUFFERS,
       });
       const meter = new RateMeter(file.size, resumedBytes);
       const report = () => this.#events.emit("progress", meter.update(plan.bytesAcked(cursors)));
