@@ -21,7 +21,11 @@ export interface ChunkCipher {
     plaintext: Uint8Array,
     output?: Uint8Array,
   ): Uint8Array;
-  /** The plaintext in a new array, or undefined when authentication fails. */
+  /**
+   * The plaintext, or undefined when authentication fails. The cipher may open in place: write
+   * the plaintext over `ciphertext` and return a view of it (and, on a failure, zeros, never
+   * unauthenticated plaintext). A caller that needs the ciphertext afterwards keeps a copy.
+   */
   open(
     key: Uint8Array,
     nonce: Uint8Array,
