@@ -1,7 +1,7 @@
 import { constants, link, mkdir, open, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { isErrno, syncDirectory } from "../fs/durable.js";
-import { hashFile } from "../fs/hash-file.js";
+import { InOrderHash } from "./in-order-hash.js";
 import { PartialHandles } from "./partial-handles.js";
 import { candidateName } from "./safe-name.js";
 
@@ -16,6 +16,7 @@ export class ReceivedFiles {
   readonly dir: string;
   readonly #partialDir: string;
   readonly #handles = new PartialHandles();
+  readonly #hashes = new Map<string, InOrderHash>();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -57,13 +58,29 @@ export class ReceivedFiles {
   }
 
   /**
-   * Cuts the partial file to `size` (one left from an earlier attempt may be longer), then reads
-   * it into one buffer over and over, in bounded memory for any size: its lower-hex SHA-256.
+   * Takes the data of a chunk the stream has accepted into its SHA-256 (see InOrderHash); the
+   * data must stay unchanged until then.
+   */
+  accepted(streamId: string, offset: number, data: Uint8Array): void {
+    let hash = this.#hashes.get(streamId);
+    if (hash === undefined) {
+      hash = new InOrderHash(this.partialPath(streamId));
+      this.#hashes.set(streamId, hash);
+    }
+    hash.accepted(offset, data);
+  }
+
+  /**
+   * Cuts the partial file to `size` (one left from an earlier attempt may be longer), then
+   * completes its lower-hex SHA-256 from the file, where the chunks taken in have not.
    */
   async trimAndHash(streamId: string, size: number): Promise<string> {
     const path = this.partialPath(streamId);
+    const hash = this.#hashes.get(streamId) ?? new InOrderHash(path);
+    // A hash gives one digest: a finish tried again reads the whole file.
+    this.#hashes.delete(streamId);
     await truncate(path, size);
-    return hashFile(path);
+    return hash.digest(size);
   }
 
   /**
@@ -88,6 +105,7 @@ export class ReceivedFiles {
 
   /** Removes the partial file, if any, and closes its handle once the writes under way end. */
   async remove(streamId: string): Promise<void> {
+    this.#hashes.delete(streamId);
     this.#handles.forget(this.partialPath(streamId));
     await unlink(this.partialPath(streamId)).catch((error) => {
       if (!isErrno(error, "ENOENT")) throw error;

@@ -94,7 +94,10 @@ async function acceptChunk(
     if (isErrno(error, "ENOENT")) requireNext(await requireStream(receiver, streamId), laneId, seq);
     throw error;
   }
-  if (await store.advanceLane(streamId, laneId, seq)) return seq;
+  if (await store.advanceLane(streamId, laneId, seq)) {
+    receiver.files.accepted(streamId, chunk.offset, chunk.data);
+    return seq;
+  }
   // Another request (of another receiver on the same database) moved the stream meanwhile.
   requireNext(await requireStream(receiver, streamId), laneId, seq);
   throw new Error(`lane ${laneId} of ${streamId} did not advance to ${seq}`);

@@ -1,0 +1,89 @@
+import { createHash } from "node:crypto";
+import { type FileHandle, open } from "node:fs/promises";
+
+/**
+ * The SHA-256 of a stream's data, taken while its chunks arrive instead of in one pass over the
+ * file at finish: that pass (over a second per GiB here) was the tail of every transfer. Only
+ * accepted chunks are taken (durable and acknowledged, their range never written again), in
+ * file order: a chunk at the hashed end is hashed from memory; one further on is noted, and read
+ * back from the partial file once the chunks before it are in. Whatever is not in at the end (all
+ * of it, after a restart) is read from the file then.
+ */
+export class InOrderHash {
+  readonly #path: string;
+  readonly #hash = createHash("sha256");
+  #hashedTo = 0;
+  /** Accepted chunks past the hashed end, by offset: their lengths. */
+  readonly #ahead = new Map<number, number>();
+  /** The hashing under way: each step follows the last. */
+  #queue: Promise<void> = Promise.resolve();
+  #failure: unknown;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  /** Takes an accepted chunk's data; it must stay unchanged until the hashing gets to it. */
+  accepted(offset: number, data: Uint8Array): void {
+    this.#then(async () => {
+      // After the chunk's answer has gone out: the hash is not the sender's to wait for.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (offset === this.#hashedTo) {
+        this.#hash.update(data);
+        this.#hashedTo += data.length;
+      } else {
+        this.#ahead.set(offset, data.length);
+      }
+      await this.#catchUp();
+    });
+  }
+
+  /** The lower-hex SHA-256 of the file's first `size` bytes, every chunk accepted. */
+  async digest(size: number): Promise<string> {
+    await this.#queue;
+    if (this.#failure !== undefined) throw this.#failure;
+    await this.#readInto(this.#hashedTo, size - this.#hashedTo);
+    this.#hashedTo = size;
+    return this.#hash.digest("hex");
+  }
+
+  #then(step: () => Promise<void>): void {
+    this.#queue = this.#queue.then(async () => {
+      if (this.#failure !== undefined) return;
+      try {
+        await step();
+      } catch (error) {
+        this.#failure = error;
+      }
+    });
+  }
+
+  /** Hashes the noted chunks that now follow the hashed end, read from the file. */
+  async #catchUp(): Promise<void> {
+    for (let length = this.#ahead.get(this.#hashedTo); length !== undefined; ) {
+      this.#ahead.delete(this.#hashedTo);
+      await this.#readInto(this.#hashedTo, length);
+      this.#hashedTo += length;
+      length = this.#ahead.get(this.#hashedTo);
+    }
+  }
+
+  async #readInto(offset: number, length: number): Promise<void> {
+    if (length <= 0) return;
+    const file: FileHandle = await open(this.#path, "r");
+    try {
+      const buffer = Buffer.allocUnsafe(Math.min(length, READ_BYTES));
+      for (let done = 0; done < length; ) {
+        const want = Math.min(buffer.length, length - done);
+        const { bytesRead } = await file.read(buffer, 0, want, offset + done);
+        if (bytesRead === 0) throw new Error(`${this.#path} ends before byte ${offset + length}`);
+        this.#hash.update(buffer.subarray(0, bytesRead));
+        done += bytesRead;
+      }
+    } finally {
+      await file.close();
+    }
+  }
+}
+
+const READ_BYTES = 4 * 1024 * 1024;
