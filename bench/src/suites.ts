@@ -3,6 +3,7 @@ import { e2eSuite } from "./e2e/e2e.js";
 import { inboxSuite } from "./inbox/inbox.js";
 import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
+import { loadSuite } from "./load/load.js";
 import { ratchetSuite } from "./ratchet/ratchet.js";
 import { transferSuite } from "./transfer/transfer.js";
 
@@ -15,4 +16,5 @@ export const suites: Record<string, () => Promise<void>> = {
   ratchet: ratchetSuite,
   e2e: e2eSuite,
   transfer: transferSuite,
+  load: loadSuite,
 };
