@@ -3,6 +3,7 @@ import type { Readable } from "node:stream";
 import { concatBytes } from "@svc/canonical";
 import { badRequest, SvcError } from "@svc/protocol";
 import type { Context } from "hono";
+import type { BodyPool } from "./body-pool.js";
 
 const tooLarge = (limit: number) =>
   new SvcError("SVC_TOO_LARGE", `request body exceeds ${limit} bytes`);
@@ -23,15 +24,19 @@ export function requireDeclaredLength(c: Context, limit: number): number | undef
  * The binary body, of at most `limit` bytes: judged from Content-Length first, then while
  * reading, so that no more than `limit` bytes are ever buffered. Under @hono/node-server the
  * node request is read directly: its web-stream adapter and the concatenation of its pieces cost
- * a receiver of multi-MiB chunks more CPU than the SHA-256 of the body.
+ * a receiver of multi-MiB chunks more CPU than the SHA-256 of the body. With `pool`, a body of
+ * known length is read into one of its buffers, which the caller gives back.
  */
-export async function readBody(c: Context, limit: number): Promise<Uint8Array> {
+export async function readBody(c: Context, limit: number, pool?: BodyPool): Promise<Uint8Array> {
   const length = requireDeclaredLength(c, limit);
   const incoming = unreadNodeRequest(c);
   if (incoming) {
-    return length === undefined
-      ? readUpTo(incoming, limit)
-      : readExactly(incoming, Buffer.allocUnsafe(length));
+    if (length === undefined) return readUpTo(incoming, limit);
+    const into = pool?.take(length) ?? Buffer.allocUnsafe(length);
+    return readExactly(incoming, into).catch((error: unknown) => {
+      pool?.give(into);
+      throw error;
+    });
   }
   return readWebBody(c.req.raw, limit);
 }

@@ -27,10 +27,11 @@ export function registerChunkRoute(app: Hono, receiver: Receiver): void {
     // Under way from here, before the stream is read: a chunk that reads the lane's cursor
     // after this one is accepted learns of it by the cursor or by this request's end.
     const ended = receiver.arrivals.arrive(lane, seq);
+    let body: Uint8Array | undefined;
     try {
       const stream = await requireStream(receiver, streamId);
       requireSender(options, headers, stream.sender);
-      const body = await readBody(c, options.maxChunkBytes);
+      body = await readBody(c, options.maxChunkBytes, receiver.bodies);
       const { address, signedAt } = headers;
       // node:crypto's SHA-256 runs at several hundred MB/s where the portable one does not.
       const bodyHash = createHash("sha256").update(body).digest("hex");
@@ -50,12 +51,15 @@ export function registerChunkRoute(app: Hono, receiver: Receiver): void {
         throw badRequest(`the stream has no lane ${laneId}`);
       }
       await receiver.arrivals.previous(lane, seq, stream.lastSeqAcked[laneId] ?? 0n);
+      const envelope = body;
       const lastSeqAcked = await receiver.lanes.run(lane, () =>
-        acceptChunk(receiver, streamId, laneId, seq, body),
+        acceptChunk(receiver, streamId, laneId, seq, envelope),
       );
       return c.json({ ok: true, lastSeqAcked: lastSeqAcked.toString() });
     } finally {
       ended();
+      // Nothing holds the body past its request: the chunk is written and hashed by now.
+      receiver.bodies.give(body);
     }
   });
 }

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { ReceivedFiles } from "../partial/received-files.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";
 import type { StreamRecord } from "../store/transfer-store.js";
+import { BodyPool } from "./body-pool.js";
 import { LaneArrivals } from "./lane-arrivals.js";
 import {
   type ResolvedReceiverOptions,
@@ -16,11 +17,16 @@ export interface Receiver {
   readonly files: ReceivedFiles;
   /** Chunks of one lane of one stream are taken one at a time (key `<streamId>/<laneId>`). */
   readonly lanes: KeyedSerial;
+  /** Chunk bodies for reuse. */
+  readonly bodies: BodyPool;
   /** The chunk requests under way, per lane: a lane's next chunk waits for its previous one. */
   readonly arrivals: LaneArrivals;
   /** Control messages of one stream are applied one at a time. */
   readonly streams: KeyedSerial;
 }
+
+/** Chunk bodies kept idle for reuse: eight of the default 4 MiB chunks. */
+const IDLE_BODY_BYTES = 8 * (4 * 1024 * 1024 + 64);
 
 export function createReceiver(options: TransferReceiverOptions): Receiver {
   const resolved = resolveReceiverOptions(options);
@@ -29,6 +35,8 @@ export function createReceiver(options: TransferReceiverOptions): Receiver {
     files: new ReceivedFiles(resolved.dir),
     lanes: new KeyedSerial(),
     arrivals: new LaneArrivals(resolved.arrivalGraceMs),
+    // Two chunks in flight on each of a few lanes, at the largest chunks.
+    bodies: new BodyPool(IDLE_BODY_BYTES),
     streams: new KeyedSerial(),
   };
 }
