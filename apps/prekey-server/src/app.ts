@@ -1,4 +1,4 @@
-import { openStorage, type Storage } from "@svc/db";
+import { isDatabaseUnreachable, openStorage, type Storage } from "@svc/db";
 import { errorResponder, observeRequests, routeNotFound } from "@svc/http";
 import { SvcError } from "@svc/protocol";
 import { Hono } from "hono";
@@ -53,7 +53,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
 
   app.notFound(routeNotFound);
-  app.onError(errorResponder(services.logger));
+  const respondWithError = errorResponder(services.logger);
+  app.onError((error, c) => respondWithError(unavailableWhenUnreachable(error), c));
 
   return {
     app,
@@ -69,4 +70,13 @@ function featureDisabled(feature: string) {
   return function featureDisabled(): never {
     throw new SvcError("SVC_FEATURE_DISABLED", `${feature} is not enabled on this server`);
   };
+}
+
+/**
+ * A request that failed because the database could not be reached is 503 SVC_UNAVAILABLE: it may
+ * succeed when retried, unlike a 500.
+ */
+function unavailableWhenUnreachable(error: unknown): unknown {
+  if (error instanceof SvcError || !isDatabaseUnreachable(error)) return error;
+  return new SvcError("SVC_UNAVAILABLE", "the database is not reachable", { cause: error });
 }

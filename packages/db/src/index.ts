@@ -10,3 +10,4 @@ export {
   type StorageKind,
   type StorageOptions,
 } from "./storage.js";
+export { isDatabaseUnreachable } from "./unreachable.js";

@@ -126,7 +126,12 @@ async function openPostgres(
   migrations: readonly PackageMigrations[],
 ): Promise<Storage> {
   await migrateUnderLock(url, migrations);
-  const client = postgres(url, { max: poolSize, onnotice: () => {}, connect_timeout: 10 });
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connect_timeout: 10,
+    backoff: reconnectBackoff,
+  });
   return {
     ...driverStorage("postgres", client, 2),
     failed: new Promise<Error>(() => {}),
@@ -138,6 +143,18 @@ async function openPostgres(
       await client.end({ timeout: 5 });
     },
   };
+}
+
+/**
+ * Seconds before a connection of the pool (or the LISTEN connection) tries again after failing
+ * to connect. postgres.js waits 3^n / 100 s by default, n counting the pool's failures since its
+ * last successful connect, up to 20 s: a few seconds of PostgreSQL down left every query queued
+ * meanwhile waiting up to 20 s, and the server away for as long after PostgreSQL was back. Here
+ * at most 0.5 s: a refused connection is cheap, and both the failure (503) and the recovery come
+ * at once.
+ */
+function reconnectBackoff(failures: number): number {
+  return Math.min(0.05 * 2 ** failures, 0.5);
 }
 
 /** What both kinds share: the drizzle handle, liveness and NOTIFY through one postgres.js client. */

@@ -56,6 +56,33 @@ describe("errorResponder", () => {
     expect(lines.join("")).not.toContain("hunter2");
   });
 
+  it("logs a 503 as a warning, not as an unhandled error", async () => {
+    const lines: string[] = [];
+    const cause = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const away = new SvcError("SVC_UNAVAILABLE", "the database is not reachable", { cause });
+    const res = await appThrowing(away, lines).request("/");
+    expect(res.status).toBe(503);
+    expect(await res.json()).toEqual({
+      name: "Unavailable",
+      code: "SVC_UNAVAILABLE",
+      message: "the database is not reachable",
+    });
+    expect(lines).toEqual([]); // the logger of appThrowing logs errors only
+    const warnings: string[] = [];
+    const app = new Hono();
+    app.get("/", () => {
+      throw away;
+    });
+    app.onError(errorResponder(createLogger("warn", (line) => warnings.push(line))));
+    await app.request("/");
+    expect(JSON.parse(warnings[0] ?? "")).toMatchObject({
+      level: "warn",
+      message: "unavailable",
+      error: "Error",
+      sqlState: "ECONNREFUSED",
+    });
+  });
+
   it("answers a CanonicalError as the 400 it stands for", async () => {
     const { normalizeAddress } = await import("@svc/canonical");
     let thrown: unknown;

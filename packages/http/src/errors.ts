@@ -11,8 +11,11 @@ import type { Logger } from "./logger.js";
 export function errorResponder(logger: Logger) {
   return function respondWithError(error: unknown, c: Context): Response {
     const refusal = toSvcError(error);
-    if (refusal.status >= 500) {
+    if (refusal.code === "SVC_INTERNAL") {
       logger.error("unhandled error", { requestId: c.get("requestId"), ...describeError(error) });
+    } else if (refusal.status >= 500) {
+      // A backend that is away (503): expected during an outage, and no fault of the code.
+      logger.warn("unavailable", { requestId: c.get("requestId"), ...describeError(error) });
     }
     if (refusal.retryAfterSeconds !== undefined) {
       c.header("Retry-After", String(refusal.retryAfterSeconds));
