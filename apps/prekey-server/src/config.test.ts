@@ -17,6 +17,14 @@ describe("loadConfig", () => {
         quota: 1000,
         minTtlMs: 60000,
         maxTtlMs: 2592000000,
+        presenceHeartbeatMs: 10000,
+        presenceExpiryMs: 30000,
+      },
+      http: {
+        headersTimeoutMs: 10000,
+        requestTimeoutMs: 60000,
+        keepAliveTimeoutMs: 5000,
+        maxConnections: undefined,
       },
       observerToken: undefined,
       rateLimit: {
@@ -97,6 +105,36 @@ describe("loadConfig", () => {
       /SVC_INBOX_MIN_TTL_MS: must not exceed/,
     );
     expect(() => loadConfig({ SVC_OBSERVER_TOKEN: "short" })).toThrow(/at least 16 characters/);
+  });
+
+  it("reads the presence timings and the HTTP server's limits", () => {
+    const config = loadConfig({
+      SVC_PRESENCE_HEARTBEAT_MS: "500",
+      SVC_PRESENCE_EXPIRY_MS: "2000",
+      SVC_HEADERS_TIMEOUT_MS: "3000",
+      SVC_REQUEST_TIMEOUT_MS: "5000",
+      SVC_KEEP_ALIVE_TIMEOUT_MS: "2000",
+      SVC_MAX_CONNECTIONS: "20000",
+    });
+    expect(config.inbox).toMatchObject({ presenceHeartbeatMs: 500, presenceExpiryMs: 2000 });
+    expect(config.http).toEqual({
+      headersTimeoutMs: 3000,
+      requestTimeoutMs: 5000,
+      keepAliveTimeoutMs: 2000,
+      maxConnections: 20000,
+    });
+  });
+
+  it("refuses an expiry under two heartbeats and a request timeout under the headers timeout", () => {
+    expect(() =>
+      loadConfig({ SVC_PRESENCE_HEARTBEAT_MS: "1000", SVC_PRESENCE_EXPIRY_MS: "1999" }),
+    ).toThrow(/SVC_PRESENCE_EXPIRY_MS: must be at least twice SVC_PRESENCE_HEARTBEAT_MS/);
+    expect(() =>
+      loadConfig({ SVC_HEADERS_TIMEOUT_MS: "20000", SVC_REQUEST_TIMEOUT_MS: "10000" }),
+    ).toThrow(/SVC_REQUEST_TIMEOUT_MS: must not be below SVC_HEADERS_TIMEOUT_MS/);
+    expect(() => loadConfig({ SVC_HEADERS_TIMEOUT_MS: "999" })).toThrow(
+      /SVC_HEADERS_TIMEOUT_MS: must be at least 1000/,
+    );
   });
 
   it("treats empty variables as unset", () => {

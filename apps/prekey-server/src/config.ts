@@ -18,6 +18,14 @@ export interface RateLimitConfig {
   bundlePerAddress: number;
 }
 
+/** Limits of the node HTTP server against slow and idle clients (see docs/configuration.md). */
+export interface HttpTimeouts {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number | undefined;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -31,7 +39,12 @@ export interface Config {
     minTtlMs: number;
     maxTtlMs: number;
     pruneIntervalMs: number;
+    /** How often the hub refreshes its heartbeat and reaps dead instances' presence. */
+    presenceHeartbeatMs: number;
+    /** How long an instance's heartbeat may be silent before the others reap its presence. */
+    presenceExpiryMs: number;
   };
+  http: HttpTimeouts;
   observerToken: string | undefined;
   rateLimit: RateLimitConfig;
   /** Number of reverse proxies in front of the server whose X-Forwarded-For entries are trusted. */
@@ -72,6 +85,12 @@ const EnvSchema = v.object({
   SVC_INBOX_MIN_TTL_MS: wholeNumber(60_000, 0),
   SVC_INBOX_MAX_TTL_MS: wholeNumber(30 * 24 * 3600_000, 1),
   SVC_INBOX_PRUNE_INTERVAL_MS: wholeNumber(30_000, 100),
+  SVC_PRESENCE_HEARTBEAT_MS: wholeNumber(10_000, 100),
+  SVC_PRESENCE_EXPIRY_MS: wholeNumber(30_000, 300),
+  SVC_HEADERS_TIMEOUT_MS: wholeNumber(10_000, 1000),
+  SVC_REQUEST_TIMEOUT_MS: wholeNumber(60_000, 1000),
+  SVC_KEEP_ALIVE_TIMEOUT_MS: wholeNumber(5_000, 1000),
+  SVC_MAX_CONNECTIONS: wholeNumber(0, 0),
   SVC_LOG_LEVEL: v.optional(
     v.picklist(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(", ")}`),
     "info",
@@ -83,6 +102,15 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   const e = loadEnv(EnvSchema, env);
   if (e.SVC_INBOX_MIN_TTL_MS > e.SVC_INBOX_MAX_TTL_MS) {
     throw new ConfigError(["SVC_INBOX_MIN_TTL_MS: must not exceed SVC_INBOX_MAX_TTL_MS"]);
+  }
+  // Under two heartbeats, a live instance that is a little late would be taken for dead.
+  if (e.SVC_PRESENCE_EXPIRY_MS < 2 * e.SVC_PRESENCE_HEARTBEAT_MS) {
+    throw new ConfigError([
+      "SVC_PRESENCE_EXPIRY_MS: must be at least twice SVC_PRESENCE_HEARTBEAT_MS",
+    ]);
+  }
+  if (e.SVC_REQUEST_TIMEOUT_MS < e.SVC_HEADERS_TIMEOUT_MS) {
+    throw new ConfigError(["SVC_REQUEST_TIMEOUT_MS: must not be below SVC_HEADERS_TIMEOUT_MS"]);
   }
   return {
     host: e.SVC_HOST,
@@ -97,6 +125,14 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       minTtlMs: e.SVC_INBOX_MIN_TTL_MS,
       maxTtlMs: e.SVC_INBOX_MAX_TTL_MS,
       pruneIntervalMs: e.SVC_INBOX_PRUNE_INTERVAL_MS,
+      presenceHeartbeatMs: e.SVC_PRESENCE_HEARTBEAT_MS,
+      presenceExpiryMs: e.SVC_PRESENCE_EXPIRY_MS,
+    },
+    http: {
+      headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.SVC_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.SVC_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.SVC_MAX_CONNECTIONS === 0 ? undefined : e.SVC_MAX_CONNECTIONS,
     },
     observerToken: e.SVC_OBSERVER_TOKEN,
     rateLimit: {

@@ -6,7 +6,10 @@ export interface RunningServer {
   readonly svc: SvcApp;
   readonly url: string;
   readonly port: number;
-  /** Stops accepting, ends open streams, closes the database. */
+  /**
+   * Stops accepting, ends open streams and background work, waits for the requests in flight to
+   * be answered (at most 5 s), then closes the database.
+   */
   stop(): Promise<void>;
 }
 
@@ -16,11 +19,17 @@ export async function startServer(
   options: CreateAppOptions = {},
 ): Promise<RunningServer> {
   const svc = await createApp(config, options);
-  const server = await listen(svc.app.fetch, config.host, config.port);
+  const server = await listen(svc.app.fetch, config.host, config.port, config.http);
+  let stopping: Promise<void> | undefined;
   return {
     svc,
     port: server.port,
     url: server.url,
-    stop: () => server.stop(() => svc.close()),
+    // Streams and background work end first; the database closes only after the requests in
+    // flight have been answered, since they need it.
+    stop() {
+      stopping ??= server.stop(() => svc.services.close()).then(() => svc.close());
+      return stopping;
+    },
   };
 }
