@@ -144,6 +144,21 @@ describe("push bridges", () => {
     expect(crossings.map((c) => c.online)).toEqual([true, false]);
   });
 
+  it("sums what its connections have not sent yet, and names the largest", async () => {
+    const { hub } = await startHub();
+    const [a, b] = [new RecordingSink(), new RecordingSink()];
+    const feed = new RecordingPresenceSink();
+    hub.openBridge({ address: "alice", since: 0, transport: "sse", sink: a });
+    const handle = hub.openBridge({ address: "bob", since: 0, transport: "ws", sink: b });
+    hub.watchPresence(["alice"], feed);
+    a.unsent = 300;
+    b.unsent = 5000;
+    feed.unsent = 70;
+    expect(hub.unsentBytes()).toEqual({ total: 5370, largest: 5000 });
+    handle.close();
+    expect(hub.unsentBytes()).toEqual({ total: 370, largest: 300 });
+  });
+
   it("ends a bridge whose query fails, reporting the error", async () => {
     const { hub, source, errors } = await startHub();
     source.failNext = new Error("database down");

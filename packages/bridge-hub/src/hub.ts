@@ -99,6 +99,22 @@ export class BridgeHub {
     return this.#bridges.size;
   }
 
+  /**
+   * Bytes handed to this instance's push bridges and presence feeds that their clients have not
+   * taken yet: in all, and on the one connection holding the most. Each connection's share is
+   * bounded: past MAX_UNSENT_BYTES the next envelope or change cuts it off.
+   */
+  unsentBytes(): { total: number; largest: number } {
+    let total = 0;
+    let largest = 0;
+    for (const connection of [...this.#bridges.keys(), ...this.#allWatches]) {
+      const unsent = connection.unsentBytes();
+      total += unsent;
+      largest = Math.max(largest, unsent);
+    }
+    return { total, largest };
+  }
+
   /** Addresses with a live push bridge, and open presence feeds, on this instance. */
   stats(): { connectedAddresses: number; presenceSubscriptions: number } {
     return { connectedAddresses: this.#local.size, presenceSubscriptions: this.#allWatches.size };

@@ -44,6 +44,11 @@ export class PresenceWatch {
     this.sink.change(change);
   }
 
+  /** What the connection holds that its client has not taken yet. */
+  unsentBytes(): number {
+    return this.sink.unsentBytes();
+  }
+
   get opened(): boolean {
     return this.#buffered === undefined;
   }

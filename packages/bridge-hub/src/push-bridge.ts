@@ -37,6 +37,11 @@ export class PushBridge {
     return this.#closed;
   }
 
+  /** What the connection holds that its client has not taken yet. */
+  unsentBytes(): number {
+    return this.sink.unsentBytes();
+  }
+
   /** Something may have arrived: query again (coalesced while a query is running). */
   wake(): void {
     if (this.#closed) return;

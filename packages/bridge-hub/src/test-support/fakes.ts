@@ -72,6 +72,7 @@ export class RecordingPresenceSink implements PresenceSink {
   readonly snapshots: PresenceChange[] = [];
   readonly changes: PresenceChange[] = [];
   ended: EndReason | undefined;
+  unsent = 0;
 
   snapshot(state: PresenceChange): void {
     this.snapshots.push(state);
@@ -80,7 +81,7 @@ export class RecordingPresenceSink implements PresenceSink {
     this.changes.push(change);
   }
   unsentBytes(): number {
-    return 0;
+    return this.unsent;
   }
   end(reason: EndReason): void {
     this.ended = reason;

@@ -42,7 +42,8 @@ export class EventStream {
   }
 
   unsentBytes(): number {
-    return this.#res.writableLength + (this.#res.socket?.writableLength ?? 0);
+    // A response's writableLength already counts its socket's.
+    return this.#res.writableLength;
   }
 
   end(): void {

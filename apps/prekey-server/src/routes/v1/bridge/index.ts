@@ -1,6 +1,7 @@
 import { type BridgeAdapter, BridgeHub, inProcessAdapter, postgresAdapter } from "@svc/bridge-hub";
 import { PingTicker } from "@svc/http";
 import type { Hono } from "hono";
+import { Gauge } from "prom-client";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
 import type { BridgeInbox } from "./inbox.js";
@@ -22,7 +23,9 @@ export interface BridgeRouteOptions {
  */
 export function bridgeAdapter(services: Services): BridgeAdapter {
   return services.storage.kind === "postgres"
-    ? postgresAdapter(services.storage)
+    ? postgresAdapter(services.storage, {
+        instanceExpiryMs: services.config.inbox.presenceExpiryMs,
+      })
     : inProcessAdapter();
 }
 
@@ -36,6 +39,7 @@ export async function startBridgeHub(
     source: inbox,
     adapter,
     now: services.now,
+    heartbeatMs: services.config.inbox.presenceHeartbeatMs,
     onCrossing: ({ address, online, at }) =>
       services.events.emit(online ? "inbox.peer_connected" : "inbox.peer_disconnected", {
         address,
@@ -48,6 +52,7 @@ export async function startBridgeHub(
       }),
   });
   await hub.start();
+  exportUnsentBytes(services, hub);
   const unsubscribe = inbox.onDeposit((deposit) => hub.depositCommitted(deposit));
   services.onClose(async () => {
     unsubscribe();
@@ -69,4 +74,28 @@ export function registerBridgeRoutes(
   registerBridgePoll(app, routes);
   registerBridgeWs(app, routes);
   registerBridgePresence(app, routes);
+}
+
+/**
+ * svc_bridge_unsent_bytes and svc_bridge_unsent_bytes_max, read from the hub at each scrape: what
+ * slow clients hold in this process (each connection at most 1 MiB and one envelope).
+ */
+function exportUnsentBytes(services: Services, hub: BridgeHub): void {
+  const registers = [services.metrics.registry];
+  new Gauge({
+    name: "svc_bridge_unsent_bytes",
+    help: "Bytes written to push bridges and presence feeds that their clients have not taken yet",
+    registers,
+    collect() {
+      this.set(hub.unsentBytes().total);
+    },
+  });
+  new Gauge({
+    name: "svc_bridge_unsent_bytes_max",
+    help: "Unsent bytes of the one push bridge or presence feed holding the most",
+    registers,
+    collect() {
+      this.set(hub.unsentBytes().largest);
+    },
+  });
 }
