@@ -3,6 +3,8 @@ import { fileURLToPath } from "node:url";
 
 export interface ServerProcess {
   url: string;
+  /** The server's process id, when it runs in a process of its own (for its CPU time). */
+  pid?: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   });
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
     async stop() {
       const exited = new Promise((resolve) => child.once("exit", resolve));
       child.send("stop");

@@ -1,10 +1,20 @@
+import { loadavg } from "node:os";
 import { decodeBase64, ed25519KeyPairFromSeed } from "@svc/canonical";
 import { httpLogClient } from "@svc/kt-verify";
 import { LoadClients } from "./clients.js";
+import { cpuSeconds } from "./cpu.js";
 import { type StartInstance, startDeployment } from "./deployment.js";
 import { checkDeliveries, checkPrekeys, type InvariantResult } from "./invariants.js";
 import { checkKtLog } from "./kt-invariant.js";
-import { closedLoop, drain, openLoop, type PhaseResult, registerRoster, settle } from "./phases.js";
+import {
+  closedLoop,
+  drain,
+  openLoop,
+  type PhaseResult,
+  registerRoster,
+  type ServerCpu,
+  settle,
+} from "./phases.js";
 import { Population } from "./population.js";
 import { Recorder } from "./recorder.js";
 import { RequestBook } from "./requests.js";
@@ -21,8 +31,8 @@ export interface ConfigurationOptions {
   /** Users registered before the load, each with a bridge, a poll loop or inbox fetches. */
   users: number;
   /**
-   * Closed-loop steps from `from` workers, doubling up to `max` while the rate still grows by
-   * RAMP_GAIN; the best step's rate is the peak. Without a ramp, `rate` is required.
+   * Closed-loop steps from `from` workers, doubling up to `max` until two steps in a row gain
+   * less than 5%; the best step's rate is the peak. Without a ramp, `rate` is required.
    */
   ramp?: { from: number; max: number; seconds: number };
   /** The share of the peak the measured phase runs at (0.7). */
@@ -48,6 +58,8 @@ export interface ConfigurationResult {
   undelivered: number;
   presenceEvents: number;
   bridgeDrops: number;
+  /** The machine's 1-minute load average before the ramp and after the measured phase. */
+  loadAverage: [number, number];
 }
 
 const MAX_SOCKETS = 128;
@@ -71,14 +83,12 @@ export async function runConfiguration(
       await clients.openStanding();
       await settle(clients, recorder, { quietMs: 200, timeoutMs: 3000 });
       const counters = new ScheduleCounters(population.roster);
+      const serverCpu: ServerCpu = () => cpuSeconds(deployment.pids);
+      const loadBefore = loadavg()[0] ?? 0;
 
+      const peakSchedule = new Schedule(options.seed, "peak", population.roster, counters);
       const peak = options.ramp
-        ? await ramp(
-            clients,
-            book,
-            new Schedule(options.seed, "peak", population.roster, counters),
-            options,
-          )
+        ? await ramp(clients, book, peakSchedule, serverCpu, options)
         : undefined;
       const rate = measuredRate(options, peak?.opsPerSec);
       const schedule = new Schedule(options.seed, "measured", population.roster, counters);
@@ -87,7 +97,9 @@ export async function runConfiguration(
         seconds: options.seconds,
         maxOps: options.maxOps,
         maxInFlight: options.maxInFlight,
+        serverCpu,
       });
+      const loadAverage: [number, number] = [loadBefore, loadavg()[0] ?? 0];
       const undelivered = await drain(clients, population, recorder, options.drainMs);
       await clients.closeStanding();
 
@@ -118,6 +130,7 @@ export async function runConfiguration(
         undelivered,
         presenceEvents: clients.presenceEvents(),
         bridgeDrops: clients.bridgeDrops(),
+        loadAverage,
       };
     } finally {
       await clients.closeStanding();
@@ -128,8 +141,9 @@ export async function runConfiguration(
   }
 }
 
-/** A ramp goes on doubling the workers while a step is this much faster than the best before. */
+/** A ramp doubles the workers until RAMP_MISSES steps in a row gain less than this on the best. */
 const RAMP_GAIN = 1.05;
+const RAMP_MISSES = 2;
 /** Operations signed ahead per second of the first ramp step; later ones, 3x the best rate. */
 const FIRST_STEP_BOUND_PER_SECOND = 6000;
 
@@ -137,21 +151,25 @@ async function ramp(
   clients: LoadClients,
   book: RequestBook,
   schedule: Schedule,
+  serverCpu: ServerCpu,
   options: ConfigurationOptions,
 ): Promise<NonNullable<ConfigurationResult["peak"]>> {
   const { from, max, seconds } = options.ramp ?? { from: 1, max: 1, seconds: 1 };
   const steps: PhaseResult[] = [];
   let best = 0;
+  let misses = 0;
   for (let concurrency = from; concurrency <= max; concurrency *= 2) {
     const perSecond = best === 0 ? FIRST_STEP_BOUND_PER_SECOND : 3 * best;
     const maxOps = Math.min(options.maxOps, Math.ceil(seconds * perSecond));
     const name = `peak c=${concurrency}`;
-    const step = await closedLoop(name, clients, book, schedule, { concurrency, seconds, maxOps });
+    const load = { concurrency, seconds, maxOps, serverCpu };
+    const step = await closedLoop(name, clients, book, schedule, load);
     steps.push(step);
     await settle(clients, clients.recorder, { quietMs: 300, timeoutMs: 5000 });
-    const grew = step.opsPerSec > best * RAMP_GAIN;
+    // One step without gain can be noise on a shared machine: two in a row end the ramp.
+    misses = step.opsPerSec > best * RAMP_GAIN ? 0 : misses + 1;
     best = Math.max(best, step.opsPerSec);
-    if (!grew) break;
+    if (misses === RAMP_MISSES) break;
   }
   return { steps, opsPerSec: best };
 }

@@ -8,6 +8,8 @@ export type StartInstance = (env: Record<string, string>) => Promise<ServerProce
 /** The instances of one configuration, on their own fresh database. */
 export interface Deployment {
   urls: string[];
+  /** The instances' process ids, where they run in processes of their own. */
+  pids: number[];
   /** "PostgreSQL" or "PGlite". */
   database: string;
   /** The operator key every instance signs tree heads with. */
@@ -54,6 +56,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   }
   return {
     urls: servers.map((server) => server.url),
+    pids: servers.flatMap((server) => (server.pid === undefined ? [] : [server.pid])),
     database: database ? "PostgreSQL" : "PGlite",
     ktSigningKey,
     async stop() {

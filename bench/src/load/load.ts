@@ -1,3 +1,4 @@
+import { availableParallelism, loadavg } from "node:os";
 import { benchDatabaseUrl } from "../harness/postgres-url.js";
 import { printTable } from "../harness/table.js";
 import {
@@ -48,10 +49,12 @@ export async function loadSuite(): Promise<void> {
       "(two instances on one PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)",
     );
   }
+  const machine = `${availableParallelism()} cores; load average over 1 min ${loadavg()[0]?.toFixed(2)} at the start`;
   const results: ConfigurationResult[] = [];
   for (const configuration of configurations) {
     results.push(await runConfiguration({ ...SETTINGS, ...configuration, postgresUrl }));
   }
+  console.log(`\nmachine: ${machine}, ${loadavg()[0]?.toFixed(2)} at the end (this run included)`);
   printTable(
     `load: the mix's peak (closed-loop ramp) and the measured open loop at ${SHARE * 100}% of it`,
     peakRows(results),

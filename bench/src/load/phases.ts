@@ -18,7 +18,12 @@ export interface PhaseResult {
   late?: number;
   /** CPU this process (the load generator) used, in cores: it shares the machine. */
   clientCores: number;
+  /** CPU the server processes used, in cores, where it can be read. */
+  serverCores?: number | undefined;
 }
+
+/** Reads the servers' CPU seconds so far (undefined where it cannot). */
+export type ServerCpu = () => number | undefined;
 
 const REGISTER_AT_ONCE = 16;
 /** An operation starting this much after its time on an open loop counts as late. */
@@ -51,7 +56,7 @@ export async function closedLoop(
   clients: LoadClients,
   book: RequestBook,
   schedule: Schedule,
-  options: { concurrency: number; seconds: number; maxOps: number },
+  options: { concurrency: number; seconds: number; maxOps: number; serverCpu: ServerCpu },
 ): Promise<PhaseResult> {
   const ops = schedule.take(options.maxOps).map((op) => book.prepare(op));
   clients.renewSockets();
@@ -59,6 +64,7 @@ export async function closedLoop(
   let next = 0;
   let done = 0;
   const cpu = process.cpuUsage();
+  const serverCpu = options.serverCpu();
   const started = performance.now();
   const deadline = started + options.seconds * 1000;
   await Promise.all(
@@ -70,7 +76,14 @@ export async function closedLoop(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  return { name, ops: done, seconds, opsPerSec: done / seconds, clientCores: cores(cpu, seconds) };
+  return {
+    name,
+    ops: done,
+    seconds,
+    opsPerSec: done / seconds,
+    clientCores: cores(cpu, seconds),
+    serverCores: serverCores(options.serverCpu, serverCpu, seconds),
+  };
 }
 
 /**
@@ -83,7 +96,13 @@ export async function openLoop(
   clients: LoadClients,
   book: RequestBook,
   schedule: Schedule,
-  options: { perSecond: number; seconds: number; maxOps: number; maxInFlight: number },
+  options: {
+    perSecond: number;
+    seconds: number;
+    maxOps: number;
+    maxInFlight: number;
+    serverCpu: ServerCpu;
+  },
 ): Promise<PhaseResult> {
   const ops = schedule
     .openLoop(options.perSecond, options.seconds, options.maxOps)
@@ -94,6 +113,7 @@ export async function openLoop(
   let late = 0;
   const running = new Set<Promise<void>>();
   const cpu = process.cpuUsage();
+  const serverCpu = options.serverCpu();
   const started = performance.now();
   for (const op of ops) {
     const wait = started + op.at - performance.now();
@@ -117,7 +137,13 @@ export async function openLoop(
     offeredPerSec: options.perSecond,
     late,
     clientCores: cores(cpu, seconds),
+    serverCores: serverCores(options.serverCpu, serverCpu, seconds),
   };
+}
+
+function serverCores(read: ServerCpu, since: number | undefined, seconds: number) {
+  const now = read();
+  return now === undefined || since === undefined ? undefined : (now - since) / seconds;
 }
 
 function cores(since: NodeJS.CpuUsage, seconds: number): number {

@@ -2,6 +2,7 @@ import { percentile } from "../harness/measure.js";
 import type { BenchRow } from "../harness/table.js";
 import { POLL_TIMEOUT_MS } from "./bridges.js";
 import type { ConfigurationResult } from "./configuration.js";
+import type { PhaseResult } from "./phases.js";
 import type { Route, RouteStats } from "./recorder.js";
 
 /** The routes of the latency table, in this order; those a phase did not use are left out. */
@@ -48,7 +49,7 @@ export function peakRows(results: readonly ConfigurationResult[]): BenchRow[] {
       name: `${label}: closed loop, ${step.name.replace("peak ", "")}`,
       opsPerSec: step.opsPerSec,
       columns: errorColumns(phaseTotal(result, step.name)),
-      note: `${step.ops} ops in ${step.seconds.toFixed(1)} s; load generator ${cores(step.clientCores)}${step === best ? "; the peak" : ""}`,
+      note: `${step.ops} ops in ${step.seconds.toFixed(1)} s; ${cpu(step)}${step === best ? "; the peak" : ""}`,
     }));
     const { measured } = result;
     rows.push({
@@ -56,7 +57,7 @@ export function peakRows(results: readonly ConfigurationResult[]): BenchRow[] {
       opsPerSec: measured.opsPerSec,
       columns: errorColumns(phaseTotal(result, "measured")),
       baseline: best ? `${label}: closed loop, ${best.name.replace("peak ", "")}` : undefined,
-      note: `offered ${Math.round(measured.offeredPerSec ?? 0)}/s for ${measured.seconds.toFixed(1)} s, ${measured.ops} ops, ${measured.late ?? 0} started late (> 50 ms); load generator ${cores(measured.clientCores)}`,
+      note: `offered ${Math.round(measured.offeredPerSec ?? 0)}/s for ${measured.seconds.toFixed(1)} s, ${measured.ops} ops, ${measured.late ?? 0} started late (> 50 ms); ${cpu(measured)}; load average ${result.loadAverage.map((l) => l.toFixed(1)).join(" -> ")}`,
     });
     return rows;
   });
@@ -147,7 +148,12 @@ export function verdict(results: readonly ConfigurationResult[], share: number):
   return `${target}: met`;
 }
 
-const cores = (used: number) => `${used.toFixed(2)} cores`;
+/** The CPU the servers and the load generator used, in cores (PostgreSQL's is not counted). */
+function cpu(phase: PhaseResult): string {
+  const servers =
+    phase.serverCores === undefined ? "" : `servers ${phase.serverCores.toFixed(2)} cores, `;
+  return `${servers}load generator ${phase.clientCores.toFixed(2)}`;
+}
 
 interface Totals {
   count: number;
