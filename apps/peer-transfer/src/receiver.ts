@@ -26,6 +26,13 @@ import {
 import { Hono } from "hono";
 import type { TransferConfig } from "./config.js";
 
+/**
+ * A chunk request's whole time to arrive: a 16 MiB chunk over a 1 Mbit/s link takes over two
+ * minutes, which @svc/http's default of 60 s (meant for the prekey server's small bodies) would
+ * cut off, and the sender would send it again and again.
+ */
+const CHUNK_REQUEST_TIMEOUT_MS = 300_000;
+
 export interface RunningReceiver {
   readonly url: string;
   readonly port: number;
@@ -76,7 +83,9 @@ export async function startReceiver(
       : fileTransferStore({ dir: stateDirOf(config.dir) });
     const metrics = createMetricsRegistry();
     const app = receiverApp({ config, client, store, storage, metrics, logger, hooks });
-    const server: ListeningServer = await listen(app.fetch, config.host, config.port);
+    const server: ListeningServer = await listen(app.fetch, config.host, config.port, {
+      requestTimeoutMs: CHUNK_REQUEST_TIMEOUT_MS,
+    });
     const opened = storage;
     return {
       url: server.url,
