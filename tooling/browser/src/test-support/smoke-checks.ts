@@ -326,6 +326,47 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       lastChunk: { offset: 8, length: 2 },
     }),
   }),
+
+  // @svc/vrf is typed by the exports the check uses, like the client. The RFC 9381 B.3 vectors
+  // are proven, hashed and verified in the page; a flipped bit and a small-order key are refused.
+  vrf: smokeCheck({
+    input: () => fixture<VrfVectors>("packages/vrf/src/fixtures/rfc9381-vectors.json"),
+    inPage(v: VrfModule, { vectors }) {
+      const hex = (bytes: Uint8Array | undefined) =>
+        bytes === undefined
+          ? "undefined"
+          : Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      const unhex = (text: string) =>
+        Uint8Array.from(text.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
+      return vectors.map((vector) => {
+        const sk = unhex(vector.sk);
+        const alpha = unhex(vector.alpha);
+        const proof = v.vrfProve(sk, alpha);
+        const publicKey = v.vrfPublicKey(sk);
+        const flipped = proof.slice();
+        flipped[50] = (flipped[50] as number) ^ 1;
+        const identityKey = new Uint8Array(32);
+        identityKey[0] = 1;
+        return {
+          pk: hex(publicKey),
+          pi: hex(proof),
+          beta: hex(v.vrfProofToHash(proof)),
+          verified: hex(v.vrfVerify(publicKey, alpha, proof)),
+          flipped: hex(v.vrfVerify(publicKey, alpha, flipped)),
+          smallOrderKey: hex(v.vrfVerify(identityKey, alpha, proof)),
+        };
+      });
+    },
+    expected: ({ vectors }) =>
+      vectors.map((vector) => ({
+        pk: vector.pk,
+        pi: vector.pi,
+        beta: vector.beta,
+        verified: vector.beta,
+        flipped: "undefined",
+        smallOrderKey: "undefined",
+      })),
+  }),
 };
 
 interface ClientModule {
@@ -394,4 +435,15 @@ interface TransferLanesModule {
   planStream(shape: { size: number; chunkBytes: number; lanes: number }): {
     chunkAt(laneId: number, seq: bigint): { offset: number; length: number } | undefined;
   };
+}
+
+interface VrfVectors {
+  vectors: { sk: string; pk: string; alpha: string; pi: string; beta: string }[];
+}
+
+interface VrfModule {
+  vrfPublicKey(secretKey: Uint8Array): Uint8Array;
+  vrfProve(secretKey: Uint8Array, alpha: Uint8Array): Uint8Array;
+  vrfProofToHash(proof: Uint8Array): Uint8Array;
+  vrfVerify(publicKey: Uint8Array, alpha: Uint8Array, proof: Uint8Array): Uint8Array | undefined;
 }

@@ -1,0 +1,30 @@
+import { sha512 } from "@noble/hashes/sha2.js";
+import { POINT_LENGTH, type Point, SUITE, stringToPoint } from "./suite.js";
+
+const FRONT = 0x01;
+const BACK = 0x00;
+
+/**
+ * ECVRF_encode_to_curve_try_and_increment (RFC 9381 section 5.4.1.1) with encode_to_curve_salt =
+ * PK_string: the first ctr from 0 for which the first 32 bytes of
+ * SHA-512(suite_string || 0x01 || salt || alpha_string || ctr || 0x00) decode to a point whose
+ * cofactor multiple is not the identity. That multiple is H. Undefined when no ctr below 256 does,
+ * which happens with probability about 2^-256.
+ */
+export function encodeToCurve(salt: Uint8Array, alpha: Uint8Array): Point | undefined {
+  const input = new Uint8Array(2 + salt.length + alpha.length + 2);
+  input[0] = SUITE;
+  input[1] = FRONT;
+  input.set(salt, 2);
+  input.set(alpha, 2 + salt.length);
+  const ctrAt = input.length - 2;
+  input[input.length - 1] = BACK;
+  for (let ctr = 0; ctr < 256; ctr++) {
+    input[ctrAt] = ctr;
+    const candidate = stringToPoint(sha512(input).subarray(0, POINT_LENGTH));
+    if (candidate === undefined) continue;
+    const h = candidate.clearCofactor();
+    if (!h.is0()) return h;
+  }
+  return undefined;
+}
