@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 /** The repository root: this file is in tooling/packaging/src, or dist once built. */
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-/** The license of every published package; pnpm pack copies the root LICENSE into each. */
+/** The license of every published package; their prepack step copies the root LICENSE in. */
 export const LICENSE = "Apache-2.0";
 
 export interface PackageManifest {

@@ -16,7 +16,7 @@ import { startPrekeyServer } from "./test-support/prekey-server.js";
 import { bundleForBrowser, runInPage, runOnNode } from "./test-support/run-example.js";
 
 /**
- * What a consumer outside the workspace gets: every publishable package packed by pnpm and
+ * What a consumer outside the workspace gets: every publishable package packed by npm and
  * installed by npm into one project in the system's temporary directory, where each README
  * example must typecheck against the packed declarations and print exactly the output its README
  * shows, on Node and, where marked, bundled by esbuild in headless Chromium. Without Chromium the

@@ -20,8 +20,9 @@ export interface ConsumerProject {
 }
 
 /**
- * Packs each package with pnpm (which rewrites workspace: and catalog: ranges and applies
- * publishConfig), then installs all the tarballs at once with npm, with `dependencies` beside
+ * Packs each package with npm, as the issue of publishing asks (the packages' prepack step,
+ * tooling/packaging/pack-manifest.mjs, rewrites workspace: and catalog: ranges and applies
+ * publishConfig.exports, which npm knows nothing of), then installs all the tarballs at once with npm, with `dependencies` beside
  * them, into a new project in the system's temporary directory.
  */
 export async function createConsumerProject(
@@ -34,11 +35,14 @@ export async function createConsumerProject(
     const packedFiles = new Map<string, string[]>();
     const tarballs: Record<string, string> = {};
     for (const pkg of packages) {
-      const { stdout } = await run("pnpm", ["pack", "--json", "--pack-destination", packed], {
-        cwd: pkg.dir,
-      });
-      const { filename } = JSON.parse(stdout) as { filename: string };
-      // The tarball itself: pnpm's list leaves out the LICENSE it copies in.
+      await mkdir(packed, { recursive: true });
+      const { stdout } = await run(
+        "npm",
+        ["pack", "--json", "--loglevel=error", "--pack-destination", packed],
+        { cwd: pkg.dir, env: npmEnvironment() },
+      );
+      const [{ filename: name }] = JSON.parse(stdout) as [{ filename: string }];
+      const filename = join(packed, name);
       const listing = (await run("tar", ["-tzf", filename])).stdout;
       const files = listing.split("\n").filter((line) => line !== "");
       packedFiles.set(
