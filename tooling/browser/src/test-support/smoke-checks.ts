@@ -367,6 +367,63 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
         smallOrderKey: "undefined",
       })),
   }),
+
+  // @svc/signed-note is typed by the exports the check uses, like the client. Go's sumdb/note
+  // vectors are parsed, signed and opened in the page; a checkpoint is cosigned and verified; a
+  // flipped signature bit is refused.
+  "signed-note": smokeCheck({
+    input: () =>
+      fixture<SignedNoteVectors>("packages/signed-note/src/fixtures/go-note-vectors.json"),
+    inPage(n: SignedNoteModule, v) {
+      const code = (f: () => unknown) => {
+        try {
+          f();
+          return "ok";
+        } catch (error) {
+          return (error as { code?: string }).code ?? String(error);
+        }
+      };
+      const peter = n.parseVerifierKey(v.peterVkey);
+      const enoch = n.parseVerifierKey(v.enochVkey);
+      const signed = n.signNote(v.text, [n.parseSignerKey(v.peterSkey)]);
+      const both = `${v.text}\n${v.peterSignatureLine}${v.enochSignatureLine}`;
+      const opened = n.openNote(new TextEncoder().encode(both), [peter]);
+      const flipped = signed.replace("x08go/ZJ", "x08go/ZK");
+      const secret = new Uint8Array(32).fill(1);
+      const checkpoint = n.formatCheckpoint({
+        origin: "log.example/kt",
+        size: 3n,
+        rootHash: new Uint8Array(32),
+      });
+      const cosigner = n.parseVerifierKey(
+        n.formatVerifierKey("w", n.parseSignerKey(n.formatSignerKey("w", secret)).publicKey, 0x04),
+      );
+      const cosigned = n.openNote(
+        `${checkpoint}\n${n.cosign(checkpoint, "w", secret, 1700000000)}`,
+        [cosigner],
+      );
+      return {
+        vkey: n.formatVerifierKey(peter.name, peter.publicKey),
+        signed: signed === v.signedByPeter,
+        verified: opened.signatures.map((s) => s.name),
+        unknown: opened.unknown.map((u) => u.name),
+        bothTrusted: n.openNote(both, [peter, enoch]).signatures.map((s) => s.name),
+        flipped: code(() => n.openNote(flipped, [peter])),
+        cosigned: cosigned.signatures.map((s) => String(s.timestamp)),
+        size: String(n.parseCheckpoint(cosigned.text).size),
+      };
+    },
+    expected: (v) => ({
+      vkey: v.peterVkey,
+      signed: true,
+      verified: ["PeterNeumann"],
+      unknown: ["EnochRoot"],
+      bothTrusted: ["PeterNeumann", "EnochRoot"],
+      flipped: "NOTE_INVALID_SIGNATURE",
+      cosigned: ["1700000000"],
+      size: "3",
+    }),
+  }),
 };
 
 interface ClientModule {
@@ -446,4 +503,39 @@ interface VrfModule {
   vrfProve(secretKey: Uint8Array, alpha: Uint8Array): Uint8Array;
   vrfProofToHash(proof: Uint8Array): Uint8Array;
   vrfVerify(publicKey: Uint8Array, alpha: Uint8Array, proof: Uint8Array): Uint8Array | undefined;
+}
+
+interface SignedNoteVectors {
+  peterVkey: string;
+  peterSkey: string;
+  enochVkey: string;
+  text: string;
+  peterSignatureLine: string;
+  enochSignatureLine: string;
+  signedByPeter: string;
+}
+
+interface SignedNoteKey {
+  name: string;
+  keyId: number;
+  publicKey: Uint8Array;
+}
+
+interface SignedNoteModule {
+  parseVerifierKey(vkey: string): SignedNoteKey;
+  formatVerifierKey(name: string, publicKey: Uint8Array, type?: 0x01 | 0x04): string;
+  parseSignerKey(skey: string): SignedNoteKey & { seed: Uint8Array };
+  formatSignerKey(name: string, seed: Uint8Array): string;
+  signNote(text: string, signers: unknown[]): string;
+  openNote(
+    note: Uint8Array | string,
+    verifiers: unknown[],
+  ): {
+    text: string;
+    signatures: { name: string; timestamp?: bigint }[];
+    unknown: { name: string }[];
+  };
+  formatCheckpoint(checkpoint: { origin: string; size: bigint; rootHash: Uint8Array }): string;
+  parseCheckpoint(text: string): { size: bigint };
+  cosign(text: string, name: string, secretKey: Uint8Array, timestamp: number): string;
 }
