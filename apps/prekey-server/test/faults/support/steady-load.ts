@@ -134,8 +134,10 @@ export class SteadyLoad {
         const { items } = fetched.body as { items: Array<{ msgId: string }> };
         for (const item of items) if (!pending.includes(item.msgId)) pending.push(item.msgId);
       }
-      // Ack all but the newest two, so that the inbox always holds something unacknowledged.
-      for (const id of pending.splice(0, Math.max(0, pending.length - 2))) {
+      // Ack all but the newest two, so that the inbox always holds something unacknowledged;
+      // all but one after a failed fetch, so that acks go on while the server refuses fetches.
+      const keep = fetched.ok ? 2 : 1;
+      for (const id of pending.splice(0, Math.max(0, pending.length - keep))) {
         if (ledger.acked.has(id)) continue;
         const acked = await this.#record("ack", () => inbox.ack(recipient, OWNER, id));
         if (acked.ok) ledger.acked.add(id);
