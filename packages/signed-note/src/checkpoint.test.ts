@@ -1,15 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatCheckpoint, parseCheckpoint, type SignedNoteError } from "./index.js";
-
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (error) {
-    return (error as SignedNoteError).code;
-  }
-  return undefined;
-}
+import { formatCheckpoint, parseCheckpoint } from "./index.js";
+import { codeOf } from "./test-support/error-code.js";
 
 const HASH = "CsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=";
 const line = fc.string({ unit: fc.constantFrom(..."ab/.:Z09 +=—é"), minLength: 1, maxLength: 20 });

@@ -13,19 +13,10 @@ import {
   openNote,
   parseSignerKey,
   parseVerifierKey,
-  type SignedNoteError,
   signNote,
 } from "./index.js";
 import { keyName, seed } from "./test-support/arbitraries.js";
-
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (error) {
-    return (error as SignedNoteError).code;
-  }
-  return undefined;
-}
+import { codeOf } from "./test-support/error-code.js";
 
 const logSeed = new Uint8Array(32).fill(3);
 const log = parseSignerKey(formatSignerKey("log.example/kt", logSeed));

@@ -10,18 +10,9 @@ import {
   parseCheckpoint,
   parseSignerKey,
   parseVerifierKey,
-  type SignedNoteError,
   signNote,
 } from "./index.js";
-
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (error) {
-    return (error as SignedNoteError).code;
-  }
-  return undefined;
-}
+import { codeOf } from "./test-support/error-code.js";
 
 const peter = parseVerifierKey(vectors.peterVkey);
 const enoch = parseVerifierKey(vectors.enochVkey);

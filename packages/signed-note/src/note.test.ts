@@ -13,15 +13,7 @@ import {
   signNote,
 } from "./index.js";
 import { keyName, noteText, seed } from "./test-support/arbitraries.js";
-
-function codeOf(f: () => unknown): string | undefined {
-  try {
-    f();
-  } catch (error) {
-    return (error as SignedNoteError).code;
-  }
-  return undefined;
-}
+import { codeOf } from "./test-support/error-code.js";
 
 const utf8 = new TextEncoder();
 

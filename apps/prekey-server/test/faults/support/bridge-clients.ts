@@ -1,4 +1,4 @@
-import { bridgeUrl, type Party, presenceUrl, SseReader } from "@svc/test-client";
+import { bridgeUrl, type Party, presenceUrl, type SseEvent, SseReader } from "@svc/test-client";
 import WebSocket from "ws";
 
 /** An envelope as a bridge delivers it. */
@@ -55,6 +55,26 @@ abstract class Reconnecting implements BridgeClient {
   /** Opens one connection to `base`; resolves when it has ended. */
   protected abstract connect(base: string, onOpen: (stop: () => void) => void): Promise<void>;
 
+  /** Reads an SSE answer until it ends, handing each event to `take` within 5 ms of arriving. */
+  protected async follow(res: Response, base: string, take: (event: SseEvent) => void) {
+    if (res.status !== 200) {
+      await res.body?.cancel();
+      return;
+    }
+    this.connects++;
+    this.connectedTo = base;
+    const reader = new SseReader(res);
+    let seen = 0;
+    const collect = () => {
+      for (const event of reader.events.slice(seen)) take(event);
+      seen = reader.events.length;
+    };
+    const collecting = setInterval(collect, 5);
+    await reader.done;
+    clearInterval(collecting);
+    collect();
+  }
+
   close(): void {
     this.#closed = true;
     this.#stopCurrent?.();
@@ -82,27 +102,11 @@ export class SseBridge extends Reconnecting {
       headers: last === undefined ? {} : { "Last-Event-ID": String(last) },
       signal: controller.signal,
     });
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      return;
-    }
-    this.connects++;
-    this.connectedTo = base;
-    const reader = new SseReader(res);
-    const seen = { count: 0 };
-    const collect = setInterval(() => this.#take(reader, seen), 5);
-    await reader.done;
-    clearInterval(collect);
-    this.#take(reader, seen);
-  }
-
-  #take(reader: SseReader, seen: { count: number }): void {
-    for (const event of reader.events.slice(seen.count)) {
-      if (event.event !== "envelope") continue;
+    await this.follow(res, base, (event) => {
+      if (event.event !== "envelope") return;
       const { msgId, receivedAt } = JSON.parse(event.data) as Delivered;
       this.delivered.push({ msgId, receivedAt, at: performance.now() });
-    }
-    seen.count = reader.events.length;
+    });
   }
 }
 
@@ -176,28 +180,12 @@ export class PresenceFeed extends Reconnecting {
     const res = await fetch(presenceUrl(base, this.owner, this.address, this.watched), {
       signal: controller.signal,
     });
-    if (res.status !== 200) {
-      await res.body?.cancel();
-      return;
-    }
-    this.connects++;
-    this.connectedTo = base;
-    const reader = new SseReader(res);
-    const seen = { count: 0 };
-    const collect = setInterval(() => this.#take(reader, seen), 5);
-    await reader.done;
-    clearInterval(collect);
-    this.#take(reader, seen);
-  }
-
-  #take(reader: SseReader, seen: { count: number }): void {
-    for (const event of reader.events.slice(seen.count)) {
+    await this.follow(res, base, (event) => {
       const data = JSON.parse(event.data) as { address: string; online?: boolean };
       const online =
         event.event === "presence" ? data.online === true : event.event === "inbox.peer_connected";
       this.online.set(data.address, online);
       this.reports.push({ address: data.address, online, at: performance.now() });
-    }
-    seen.count = reader.events.length;
+    });
   }
 }
