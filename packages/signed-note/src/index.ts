@@ -17,10 +17,17 @@ export {
   type Verifier,
 } from "./keys.js";
 export {
+  type Ed25519Verify,
   MAX_NOTE_BYTES,
   MAX_SIGNATURES,
+  type NoteSignatureLine,
   type OpenedNote,
   openNote,
+  openNoteAsync,
+  type ParsedNote,
+  parseNote,
+  type SignedMessage,
+  signedMessage,
   signNote,
   type UnknownSignature,
   type VerifiedSignature,

@@ -6,6 +6,7 @@ import {
   COSIGNATURE_V1_TYPE,
   formatKeyId,
   isValidKeyName,
+  type KeyType,
   type Signer,
   type Verifier,
 } from "./keys.js";
@@ -43,6 +44,40 @@ export interface OpenedNote {
   readonly unknown: readonly UnknownSignature[];
 }
 
+/** One signature line of a note, well formed but not verified. */
+export interface NoteSignatureLine {
+  readonly name: string;
+  readonly keyId: number;
+  /** The bytes after the key ID: 64 for an Ed25519 signature, 72 for a cosignature/v1. */
+  readonly signature: Uint8Array;
+  /** base64(key ID || signature) as the line holds it. */
+  readonly encoded: string;
+}
+
+/** A note split into its text and signature lines, its layout checked and nothing verified. */
+export interface ParsedNote {
+  /** The note's text, ending in a newline. */
+  readonly text: string;
+  readonly lines: readonly NoteSignatureLine[];
+}
+
+/** What an Ed25519 signature of a line covers, once its key's type is known. */
+export interface SignedMessage {
+  /** The signed bytes: the text's UTF-8 (type 0x01), or the cosigned message (type 0x04). */
+  readonly message: Uint8Array;
+  /** The 64-byte Ed25519 signature. */
+  readonly signature: Uint8Array;
+  /** A cosignature's timestamp (POSIX seconds). */
+  readonly timestamp?: bigint;
+}
+
+/** One Ed25519 verification (RFC 8032); false, never a throw, for a bad signature. */
+export type Ed25519Verify = (
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+) => boolean | Promise<boolean>;
+
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -64,40 +99,54 @@ export function signNote(text: string, signers: readonly Signer[]): string {
   return `${text}\n${lines}`;
 }
 
-function sameKey(a: Verifier, b: Verifier): boolean {
-  return a.type === b.type && a.publicKey.every((byte, i) => byte === b.publicKey[i]);
-}
-
-/** Verifies one signature by a trusted key; the timestamp for a cosignature. */
-function verify(
-  key: Verifier,
-  text: string,
-  message: Uint8Array,
-  signature: Uint8Array,
-): { ok: boolean; timestamp?: bigint } {
-  if (key.type === COSIGNATURE_V1_TYPE) {
-    if (signature.length !== 72) return { ok: false };
-    const timestamp = new DataView(signature.buffer, signature.byteOffset, 8).getBigUint64(0);
-    if (timestamp > MAX_TIMESTAMP) return { ok: false };
-    const ok = ed25519.verify(
-      signature.subarray(8),
-      cosignedMessage(text, timestamp),
-      key.publicKey,
-      { zip215: false },
-    );
-    return { ok, timestamp };
-  }
-  if (signature.length !== 64) return { ok: false };
-  return { ok: ed25519.verify(signature, message, key.publicKey, { zip215: false }) };
+/**
+ * Opens a signed note (bytes, or a string taken as its UTF-8), verifying each signature by a
+ * trusted key with @noble/curves' Ed25519 (RFC 8032, strict). Throws `SignedNoteError`:
+ * NOTE_MALFORMED for a note that does not parse, NOTE_TOO_MANY_SIGNATURES,
+ * NOTE_INVALID_SIGNATURE when a trusted key's signature (same name and key ID) does not verify,
+ * NOTE_AMBIGUOUS_KEY, and NOTE_UNVERIFIED when no trusted key signed.
+ */
+export function openNote(note: Uint8Array | string, verifiers: readonly Verifier[]): OpenedNote {
+  const parsed = parseNote(note);
+  const steps = planChecks(parsed, verifiers);
+  return settle(
+    parsed.text,
+    steps,
+    steps.map((step) => step.kind === "trusted" && nobleVerify(step)),
+  );
 }
 
 /**
- * Opens a signed note (bytes, or a string taken as its UTF-8), verifying each signature by a
- * trusted key. Throws `SignedNoteError`: NOTE_MALFORMED for a note that does not parse,
- * NOTE_TOO_MANY_SIGNATURES, NOTE_INVALID_SIGNATURE when a trusted key's signature (same name and
- * key ID) does not verify, NOTE_AMBIGUOUS_KEY, and NOTE_UNVERIFIED when no trusted key signed.
+ * {@link openNote} with another Ed25519 verifier (WebCrypto, say): the same parsing, the same
+ * rules, the same errors. Every trusted key's line is verified, concurrently.
  */
-export function openNote(note: Uint8Array | string, verifiers: readonly Verifier[]): OpenedNote {
+export async function openNoteAsync(
+  note: Uint8Array | string,
+  verifiers: readonly Verifier[],
+  verify: Ed25519Verify,
+): Promise<OpenedNote> {
+  const parsed = parseNote(note);
+  const steps = planChecks(parsed, verifiers);
+  const results = await Promise.all(
+    steps.map(async (step) => {
+      if (step.kind !== "trusted" || step.signed === undefined) return false;
+      const { signature, message } = step.signed;
+      return (await verify(signature, message, step.key.publicKey)) === true;
+    }),
+  );
+  return settle(parsed.text, steps, results);
+}
+
+/**
+ * Splits a note (bytes, or a string taken as its UTF-8) into its text and signature lines and
+ * checks its layout as {@link openNote} does, verifying nothing: NOTE_MALFORMED (over 1 MiB, not
+ * UTF-8, an ASCII control character but newline, no blank line before the signatures, a line
+ * that is not `— <name> <base64>` with at least 5 bytes) or NOTE_TOO_MANY_SIGNATURES.
+ */
+export function parseNote(note: Uint8Array | string): ParsedNote {
+  if (typeof note !== "string" && !(note instanceof Uint8Array)) {
+    throw malformed("a note is a string or bytes");
+  }
   const bytes = typeof note === "string" ? utf8.encode(note) : note;
   if (bytes.length > MAX_NOTE_BYTES) throw malformed("the note is larger than 1 MiB");
   let whole: string;
@@ -114,59 +163,119 @@ export function openNote(note: Uint8Array | string, verifiers: readonly Verifier
   if (block === "" || !block.endsWith("\n")) {
     throw malformed("the signature lines must end in a newline");
   }
-  const lines = block.slice(0, -1).split("\n");
-  if (lines.length > MAX_SIGNATURES) {
+  const rawLines = block.slice(0, -1).split("\n");
+  if (rawLines.length > MAX_SIGNATURES) {
     throw new SignedNoteError("NOTE_TOO_MANY_SIGNATURES", "more than 100 signature lines");
   }
-  const message = utf8.encode(text);
+  return { text, lines: rawLines.map(parseSignatureLine) };
+}
+
+/**
+ * What a line's signature bytes sign for a key of `type`: the text for an Ed25519 key (0x01,
+ * 64 bytes), `cosignature/v1\ntime <t>\n` and the text for a cosigner (0x04, an 8-byte
+ * big-endian timestamp up to 2^63 - 1 and 64 bytes). Undefined when the bytes cannot be a
+ * signature of that type: such a line by a trusted key does not verify.
+ */
+export function signedMessage(
+  type: KeyType,
+  text: string,
+  signature: Uint8Array,
+): SignedMessage | undefined {
+  if (type === COSIGNATURE_V1_TYPE) {
+    if (signature.length !== 72) return undefined;
+    const timestamp = new DataView(signature.buffer, signature.byteOffset, 8).getBigUint64(0);
+    if (timestamp > MAX_TIMESTAMP) return undefined;
+    return {
+      message: cosignedMessage(text, timestamp),
+      signature: signature.subarray(8),
+      timestamp,
+    };
+  }
+  if (signature.length !== 64) return undefined;
+  return { message: utf8.encode(text), signature };
+}
+
+function parseSignatureLine(line: string): NoteSignatureLine {
+  if (!line.startsWith(SIGNATURE_PREFIX)) throw malformed("a signature line starts with '— '");
+  const rest = line.slice(SIGNATURE_PREFIX.length);
+  const space = rest.indexOf(" ");
+  if (space < 0) throw malformed("a signature line is '— <name> <signature>'");
+  const name = rest.slice(0, space);
+  const encoded = rest.slice(space + 1);
+  const decoded = decodeBase64(encoded);
+  if (!isValidKeyName(name) || decoded === undefined || decoded.length < 5) {
+    throw malformed("a signature line is '— <name> <base64 signature>'");
+  }
+  const keyId = new DataView(decoded.buffer, decoded.byteOffset, 4).getUint32(0, false);
+  return { name, keyId, signature: decoded.subarray(4), encoded };
+}
+
+/** What to do with each line, in order: report it, verify it, or refuse an ambiguous key. */
+type Step =
+  | { kind: "unknown"; line: NoteSignatureLine }
+  | { kind: "ambiguous"; line: NoteSignatureLine }
+  | { kind: "trusted"; line: NoteSignatureLine; key: Verifier; signed: SignedMessage | undefined };
+
+function planChecks(parsed: ParsedNote, verifiers: readonly Verifier[]): Step[] {
+  return parsed.lines.map((line): Step => {
+    const [key, ...others] = verifiers.filter(
+      (v) => v.name === line.name && v.keyId === line.keyId,
+    );
+    if (key === undefined) return { kind: "unknown", line };
+    if (others.some((other) => !sameKey(key, other))) return { kind: "ambiguous", line };
+    return {
+      kind: "trusted",
+      line,
+      key,
+      signed: signedMessage(key.type, parsed.text, line.signature),
+    };
+  });
+}
+
+function nobleVerify(step: Extract<Step, { kind: "trusted" }>): boolean {
+  if (step.signed === undefined) return false;
+  const { signature, message } = step.signed;
+  return ed25519.verify(signature, message, step.key.publicKey, { zip215: false });
+}
+
+/** The opened note once each trusted line's signature is checked (`verified`, by index). */
+function settle(text: string, steps: readonly Step[], verified: readonly boolean[]): OpenedNote {
   const signatures: VerifiedSignature[] = [];
   const unknown: UnknownSignature[] = [];
   const seenVerified = new Set<string>();
   const seenUnknown = new Set<string>();
-  for (const line of lines) {
-    if (!line.startsWith(SIGNATURE_PREFIX)) throw malformed("a signature line starts with '— '");
-    const rest = line.slice(SIGNATURE_PREFIX.length);
-    const space = rest.indexOf(" ");
-    if (space < 0) throw malformed("a signature line is '— <name> <signature>'");
-    const name = rest.slice(0, space);
-    const encoded = rest.slice(space + 1);
-    const decoded = decodeBase64(encoded);
-    if (!isValidKeyName(name) || decoded === undefined || decoded.length < 5) {
-      throw malformed("a signature line is '— <name> <base64 signature>'");
-    }
-    const id = new DataView(decoded.buffer, decoded.byteOffset, 4).getUint32(0, false);
-    const signature = decoded.subarray(4);
-    const matches = verifiers.filter((v) => v.name === name && v.keyId === id);
-    const [key, ...others] = matches;
-    if (key === undefined) {
+  for (const [i, step] of steps.entries()) {
+    const { name, keyId, encoded } = step.line;
+    const id = `${name}+${formatKeyId(keyId)}`;
+    if (step.kind === "unknown") {
       const seen = `${name} ${encoded}`;
       if (!seenUnknown.has(seen)) {
         seenUnknown.add(seen);
-        unknown.push({ name, keyId: id, signature: encoded });
+        unknown.push({ name, keyId, signature: encoded });
       }
       continue;
     }
-    if (others.some((other) => !sameKey(key, other))) {
-      throw new SignedNoteError("NOTE_AMBIGUOUS_KEY", `ambiguous key ${name}+${formatKeyId(id)}`);
+    if (step.kind === "ambiguous") {
+      throw new SignedNoteError("NOTE_AMBIGUOUS_KEY", `ambiguous key ${id}`);
     }
-    const result = verify(key, text, message, signature);
-    if (!result.ok) {
-      throw new SignedNoteError(
-        "NOTE_INVALID_SIGNATURE",
-        `invalid signature for key ${name}+${formatKeyId(id)}`,
-      );
+    if (verified[i] !== true) {
+      throw new SignedNoteError("NOTE_INVALID_SIGNATURE", `invalid signature for key ${id}`);
     }
-    const seen = `${name}+${formatKeyId(id)}`;
-    if (seenVerified.has(seen)) continue;
-    seenVerified.add(seen);
+    if (seenVerified.has(id)) continue;
+    seenVerified.add(id);
+    const timestamp = step.signed?.timestamp;
     signatures.push(
-      result.timestamp === undefined
-        ? { name, keyId: id, key }
-        : { name, keyId: id, key, timestamp: result.timestamp },
+      timestamp === undefined
+        ? { name, keyId, key: step.key }
+        : { name, keyId, key: step.key, timestamp },
     );
   }
   if (signatures.length === 0) {
     throw new SignedNoteError("NOTE_UNVERIFIED", "the note has no signature by a trusted key");
   }
   return { text, signatures, unknown };
+}
+
+function sameKey(a: Verifier, b: Verifier): boolean {
+  return a.type === b.type && a.publicKey.every((byte, i) => byte === b.publicKey[i]);
 }
