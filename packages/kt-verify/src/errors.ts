@@ -2,9 +2,12 @@
 export type KtVerifyErrorCode =
   /** Server data is not the documented shape (bad JSON member, base64, length or leaf encoding). */
   | "KT_MALFORMED"
-  /** The STH names another log than the pinned operator key. */
+  /** The STH names another log than the pinned operator key, or its checkpoint another origin. */
   | "KT_WRONG_LOG"
-  /** The STH signature does not verify with the operator key. */
+  /**
+   * The STH signature does not verify with the operator key; or (witness policy) its checkpoint
+   * has no valid operator signature, or a trusted key's signature on it does not verify.
+   */
   | "KT_BAD_SIGNATURE"
   /** The STH is older than `maxStaleMs`. */
   | "KT_STALE_STH"
@@ -18,8 +21,15 @@ export type KtVerifyErrorCode =
   | "KT_KEY_MISMATCH"
   /** A bundle response that should carry `ktProof` does not. */
   | "KT_PROOF_MISSING"
-  /** Fetching a consistency proof or an STH from the log failed. */
-  | "KT_FETCH_FAILED";
+  /** Fetching a consistency proof, an STH or a checkpoint from the log failed. */
+  | "KT_FETCH_FAILED"
+  /**
+   * Witness policy: the STH comes without a checkpoint, or with fewer valid cosignatures (within
+   * the policy's `maxAgeMs`) of distinct policy witnesses than its `threshold`.
+   */
+  | "KT_WITNESS_QUORUM"
+  /** Witness policy: the checkpoint is for another size, root hash or index root than the STH. */
+  | "KT_CHECKPOINT_MISMATCH";
 
 /** The one error of @svc/kt-verify; untrusted input never throws anything else. */
 export class KtVerifyError extends Error {

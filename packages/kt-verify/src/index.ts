@@ -1,3 +1,4 @@
+export { checkpointText, defaultOrigin } from "./checkpoint.js";
 export { KtVerifyError, type KtVerifyErrorCode } from "./errors.js";
 export { decodeLeaf, encodeLeaf, type KtLeaf, LEAF_DOMAIN, LEAF_KIND } from "./leaf.js";
 export { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
@@ -40,3 +41,9 @@ export {
   type TrustedSthStore,
 } from "./store.js";
 export { DEFAULT_MAX_STALE_MS, KtVerifier, type KtVerifierOptions } from "./verifier.js";
+export {
+  type ParsedWitnessPolicy,
+  parseWitnessPolicy,
+  type WitnessPolicy,
+} from "./witness-policy.js";
+export { MAX_COSIGNATURE_SKEW_MS } from "./witness-quorum.js";

@@ -19,6 +19,11 @@ export interface LogClient {
   consistency(from: number, to: number): Promise<Uint8Array[]>;
   /** GET /v1/kt/leaves?start&end: encoded leaves start..end-1 (the server caps a page). */
   leaves(start: number, end: number): Promise<Uint8Array[]>;
+  /**
+   * GET /v1/kt/checkpoint: the latest checkpoint note (text, with its cosignatures), unchecked.
+   * Needed by a `KtVerifier` with a witness policy; servers before KT v2 have none.
+   */
+  checkpoint?(): Promise<string>;
 }
 
 export type FetchFunction = (url: string) => Promise<Response>;
@@ -33,7 +38,7 @@ export function httpLogClient(
   }
   const base = baseUrl.replace(/\/+$/, "");
 
-  async function getJson(path: string): Promise<Record<string, unknown>> {
+  async function get(path: string): Promise<Response> {
     let response: Response;
     try {
       response = await fetchFunction(`${base}${path}`);
@@ -43,6 +48,11 @@ export function httpLogClient(
     if (response.status !== 200) {
       throw new KtVerifyError("KT_FETCH_FAILED", `GET ${path} answered ${response.status}`);
     }
+    return response;
+  }
+
+  async function getJson(path: string): Promise<Record<string, unknown>> {
+    const response = await get(path);
     let body: unknown;
     try {
       body = await response.json();
@@ -83,6 +93,17 @@ export function httpLogClient(
         throw malformed(`${path} answered ${leaves.length} leaves`);
       }
       return leaves;
+    },
+    async checkpoint() {
+      const response = await get("/v1/kt/checkpoint");
+      try {
+        return await response.text();
+      } catch (error) {
+        throw new KtVerifyError(
+          "KT_FETCH_FAILED",
+          `GET /v1/kt/checkpoint failed: ${describe(error)}`,
+        );
+      }
     },
   };
 }

@@ -27,6 +27,11 @@ export type KtProofBody =
 export interface KtProof {
   sth: SignedTreeHead;
   body: KtProofBody;
+  /**
+   * The signed checkpoint note of `sth` with its witness cosignatures, as the server sent it
+   * (servers before KT v2 send none); checked only by a verifier with a witness policy.
+   */
+  checkpoint?: string;
 }
 
 /** What the proof must show: the bundle's own keys, a deleted address, or one never registered. */
@@ -44,44 +49,54 @@ export interface VerifiedKtProof {
   leafIndex?: number;
 }
 
-/** Parses `ktProof` JSON; KtVerifyError KT_MALFORMED when it is not the documented shape. */
+/**
+ * Parses `ktProof` JSON; KtVerifyError KT_MALFORMED when it is not the documented shape. A
+ * `checkpoint` member is kept when it is a string and otherwise left for the verifier to judge
+ * (ignored without a witness policy).
+ */
 export function parseKtProof(json: unknown): KtProof {
   const object = requireObject(json, "ktProof");
   const sth = parseSth(object.sth, "ktProof.sth");
-  const body = requireObject(object.body, "ktProof.body");
+  const proof = { sth, body: parseProofBody(requireObject(object.body, "ktProof.body")) };
+  return typeof object.checkpoint === "string"
+    ? { ...proof, checkpoint: object.checkpoint }
+    : proof;
+}
+
+function parseProofBody(body: Record<string, unknown>): KtProofBody {
   const indexProof = parseIndexProof(body.indexProof);
-  if (body.type === "absence") return { sth, body: { type: "absence", indexProof } };
+  if (body.type === "absence") return { type: "absence", indexProof };
   if (body.type !== "inclusion" && body.type !== "tombstone") {
     throw malformed('ktProof.body.type must be "inclusion", "tombstone" or "absence"');
   }
   return {
-    sth,
-    body: {
-      type: body.type,
-      leaf: fieldBytes(body, "leaf", "ktProof.body"),
-      leafIndex: fieldCount(body, "leafIndex", "ktProof.body"),
-      auditPath: fieldHashes(body, "auditPath", "ktProof.body"),
-      indexProof,
-    },
+    type: body.type,
+    leaf: fieldBytes(body, "leaf", "ktProof.body"),
+    leafIndex: fieldCount(body, "leafIndex", "ktProof.body"),
+    auditPath: fieldHashes(body, "auditPath", "ktProof.body"),
+    indexProof,
   };
 }
 
 /** The wire form of a proof (the inverse of {@link parseKtProof}). */
 export function ktProofToJson(proof: KtProof): Record<string, unknown> {
-  const { sth, body } = proof;
+  const { sth, body, checkpoint } = proof;
   const indexProof = indexProofToJson(body.indexProof);
-  if (body.type === "absence")
-    return { sth: sthToJson(sth), body: { type: "absence", indexProof } };
-  return {
+  const json: Record<string, unknown> = {
     sth: sthToJson(sth),
-    body: {
-      type: body.type,
-      leaf: encodeBase64(body.leaf),
-      leafIndex: body.leafIndex,
-      auditPath: body.auditPath.map(encodeBase64),
-      indexProof,
-    },
+    body:
+      body.type === "absence"
+        ? { type: "absence", indexProof }
+        : {
+            type: body.type,
+            leaf: encodeBase64(body.leaf),
+            leafIndex: body.leafIndex,
+            auditPath: body.auditPath.map(encodeBase64),
+            indexProof,
+          },
   };
+  if (checkpoint !== undefined) json.checkpoint = checkpoint;
+  return json;
 }
 
 /** The wire form of an index-map proof: `{depth, bitmap, siblings, other?: {key, value}}`. */

@@ -13,6 +13,8 @@ import { defaultSthVerifier, type SthSignatureVerifier, verifySthSignature } fro
 import { logIdOf, parseSth, type SignedTreeHead, sthToJson } from "./sth.js";
 import { memoryStore, type TrustedSthStore } from "./store.js";
 import { requireObject } from "./wire.js";
+import { parseWitnessPolicy, type WitnessPolicy } from "./witness-policy.js";
+import { checkpointSize, WitnessQuorum } from "./witness-quorum.js";
 
 export const DEFAULT_MAX_STALE_MS = 24 * 3600_000;
 
@@ -28,7 +30,14 @@ export interface KtVerifierOptions {
   /** STHs older than this are refused; default 24 h. */
   maxStaleMs?: number;
   now?: () => number;
+  /** Ed25519 verification of STHs and checkpoints; default WebCrypto, else tweetnacl. */
   signatureVerifier?: SthSignatureVerifier;
+  /**
+   * Trust an STH only with its checkpoint cosigned by `threshold` of these witnesses (see
+   * {@link WitnessPolicy}); `refresh()` then reads GET /v1/kt/checkpoint, so a `client` must
+   * implement `checkpoint()`. Without it, checkpoints are ignored.
+   */
+  witnessPolicy?: WitnessPolicy;
 }
 
 /**
@@ -43,6 +52,7 @@ export class KtVerifier {
   readonly #maxStaleMs: number;
   readonly #now: () => number;
   readonly #verifySignature: SthSignatureVerifier;
+  readonly #witnesses: WitnessQuorum | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: KtVerifierOptions) {
@@ -62,6 +72,18 @@ export class KtVerifier {
     }
     this.#now = options.now ?? Date.now;
     this.#verifySignature = options.signatureVerifier ?? defaultSthVerifier;
+    if (options.witnessPolicy !== undefined) {
+      const policy = parseWitnessPolicy(options.witnessPolicy, "options.witnessPolicy");
+      if (typeof this.#client.checkpoint !== "function") {
+        throw new TypeError("options.witnessPolicy needs a client with checkpoint()");
+      }
+      this.#witnesses = new WitnessQuorum(
+        policy,
+        this.#publicKey,
+        this.#maxStaleMs,
+        this.#verifySignature,
+      );
+    }
   }
 
   /** Checks the `ktProof` of a 200 bundle body: the log holds exactly the bundle's identity keys. */
@@ -77,45 +99,70 @@ export class KtVerifier {
 
   /** Checks the `ktProof` of a bundle 404 body: the address was deleted, or never registered. */
   async verifyNotFound(address: string, body: unknown): Promise<VerifiedKtProof> {
-    const proof = parseKtProof(requireProof(requireObject(body, "bundle 404")));
+    const json = requireProof(requireObject(body, "bundle 404"));
+    const proof = parseKtProof(json);
     const claim: KtClaim = { type: proof.body.type === "absence" ? "absence" : "tombstone" };
-    return this.verifyProof(address, proof, claim);
+    return this.#verifyProof(address, proof, claim, checkpointMember(json));
   }
 
-  /** Checks one proof (JSON or parsed) for `claim`, then its STH against the trusted one. */
+  /**
+   * Checks one proof (JSON or parsed) for `claim`, then its STH (and, with a witness policy,
+   * its `checkpoint`) against the trusted one.
+   */
   async verifyProof(
     address: string,
     proof: KtProof | unknown,
     claim: KtClaim,
   ): Promise<VerifiedKtProof> {
-    const parsed = isParsed(proof) ? proof : parseKtProof(proof);
-    const verified = verifyKtProofBody(address, parsed, claim);
-    await this.observeSth(parsed.sth);
+    if (isParsed(proof)) return this.#verifyProof(address, proof, claim, proof.checkpoint);
+    return this.#verifyProof(address, parseKtProof(proof), claim, checkpointMember(proof));
+  }
+
+  async #verifyProof(
+    address: string,
+    proof: KtProof,
+    claim: KtClaim,
+    checkpoint: unknown,
+  ): Promise<VerifiedKtProof> {
+    const verified = verifyKtProofBody(address, proof, claim);
+    await this.observeSth(proof.sth, checkpoint);
     return verified;
   }
 
   /**
-   * Checks an STH (signature, log, freshness) and reconciles it with the trusted one: a newer
-   * one must extend it (consistency proof) and becomes trusted; an older one must be a prefix.
+   * Checks an STH (signature, log, freshness; with a witness policy, its `checkpoint` note and
+   * the witnesses' cosignatures) and reconciles it with the trusted one: a newer one must extend
+   * it (consistency proof) and becomes trusted; an older one must be a prefix.
    */
-  observeSth(sth: SignedTreeHead | unknown): Promise<SignedTreeHead> {
+  observeSth(sth: SignedTreeHead | unknown, checkpoint?: unknown): Promise<SignedTreeHead> {
     return this.#serialized(async () => {
       const head = isSignedTreeHead(sth) ? sth : parseSth(sth);
       await this.#checkHead(head);
+      await this.#witnesses?.check(head, checkpoint, this.#now());
       await this.#reconcile(head);
       return head;
     });
   }
 
-  /** Fetches the latest STH and observes it; a latest size below the trusted one is a shrink. */
+  /**
+   * Fetches the latest STH and observes it; a latest size below the trusted one is a shrink.
+   * With a witness policy, the latest checkpoint (GET /v1/kt/checkpoint) and the STH of its size.
+   */
   async refresh(): Promise<SignedTreeHead> {
-    const latest = await this.#client.sth();
+    let checkpoint: string | undefined;
+    let latest: SignedTreeHead;
+    if (this.#witnesses !== undefined) {
+      checkpoint = await (this.#client.checkpoint as () => Promise<string>)();
+      latest = await this.#client.sth(checkpointSize(checkpoint));
+    } else {
+      latest = await this.#client.sth();
+    }
     const trusted = await this.trustedSth();
     if (trusted !== undefined && latest.treeSize < trusted.treeSize) {
       await this.#checkHead(latest);
       throw shrank(latest.treeSize, trusted.treeSize);
     }
-    return this.observeSth(latest);
+    return this.observeSth(latest, checkpoint);
   }
 
   /** The newest STH this verifier has checked, if any. */
@@ -193,6 +240,13 @@ export class KtVerifier {
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/** The `checkpoint` member of a `ktProof` object, whatever it holds. */
+function checkpointMember(json: unknown): unknown {
+  return typeof json === "object" && json !== null
+    ? (json as { checkpoint?: unknown }).checkpoint
+    : undefined;
 }
 
 function requireProof(body: Record<string, unknown>): unknown {
