@@ -1,20 +1,34 @@
 import { parseArgs } from "node:util";
 import { decodeBase64, isValidAddress, normalizeAddress } from "@svc/canonical";
+import { ED25519_TYPE, isValidKeyName, parseVerifierKey, type Verifier } from "@svc/signed-note";
 
 export const USAGE = `usage: svc-kt monitor --url <base-url> [--watch <address>]... [--interval <ms>] [--once]
                       [--log-key <base64 operator public key>] [--json]
+       svc-kt witness --log <log verifier key> [--log <key>]... [--dir <dir>] [--name <name>]
+                      [--port <port>] [--host <host>] [--print-key] [--json]
        svc-kt --help
 
-Follows the key-transparency log of a prekey server: checks every STH's signature, that it extends
-the previous one, and that the leaves served hash to its roots; prints one line per event
-("sth" for each new verified tree head, "change" for each change of a watched address): text by
-default, one JSON object per line with --json.
+monitor: follows the key-transparency log of a prekey server: checks every STH's signature, that
+it extends the previous one, and that the leaves served hash to its roots; prints one line per
+event ("sth" for each new verified tree head, "change" for each change of a watched address):
+text by default, one JSON object per line with --json.
 Without --log-key the operator key is taken from GET /v1/kt/log_id on first contact.
 
-exit status: 0 stopped (or --once done), 1 the log could not be reached (--once),
+witness: serves a C2SP tlog-witness (POST /add-checkpoint, GET /health) that cosigns the
+checkpoints of the logs given by --log (note verifier keys of type 0x01, named by the log's
+origin) for as long as each log stays append-only. --dir (default $SVC_WITNESS_DIR, else
+./svc-witness) holds witness-key (made at first start, mode 0600, named --name, default
+svc-witness) and logs/ (the latest cosigned checkpoint of each log; one process per --dir).
+--port 7380 (0: any free port), --host 127.0.0.1. Prints its verifier key and URL once
+listening, then one line per request ("cosigned" or "refused"). --print-key prints the
+verifier key (making the key if needed) and exits; it needs no --log.
+
+exit status: 0 stopped (SIGINT/SIGTERM), or --once / --print-key done,
+             1 the log could not be reached (monitor --once), or the witness could not start
+               (port in use, bad key file, state directory locked),
              2 usage error, 3 the log failed a check (fork, shrink, bad signature or proof)`;
 
-export type KtArgs = { command: "help" } | MonitorArgs;
+export type KtArgs = { command: "help" } | MonitorArgs | WitnessArgs;
 
 export interface MonitorArgs {
   command: "monitor";
@@ -26,8 +40,32 @@ export interface MonitorArgs {
   json: boolean;
 }
 
-/** Parses `svc-kt <args>`; throws an Error that says what is wrong, to print above the usage. */
-export function parseKtArgs(argv: readonly string[]): KtArgs {
+export interface WitnessArgs {
+  command: "witness";
+  logs: Verifier[];
+  dir: string;
+  /** Unset: the key file's name, or svc-witness for a new key. */
+  name: string | undefined;
+  port: number;
+  host: string;
+  printKey: boolean;
+  json: boolean;
+}
+
+/** The witness's default port. */
+export const WITNESS_PORT = 7380;
+/** The name of a new witness key when --name is not given. */
+export const WITNESS_NAME = "svc-witness";
+
+/**
+ * Parses `svc-kt <args>`; throws an Error that says what is wrong, to print above the usage.
+ * `env` supplies SVC_WITNESS_DIR.
+ */
+export function parseKtArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = {},
+): KtArgs {
+  if (argv[0] === "witness") return parseWitnessArgs(argv.slice(1), env);
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
@@ -43,7 +81,7 @@ export function parseKtArgs(argv: readonly string[]): KtArgs {
   });
   if (values.help) return { command: "help" };
   if (positionals.length !== 1 || positionals[0] !== "monitor") {
-    throw new Error("the only command is: monitor");
+    throw new Error("the commands are: monitor, witness");
   }
   if (values.url === undefined || !/^https?:\/\/[^/]/.test(values.url)) {
     throw new Error("--url must be an http(s) URL");
@@ -73,4 +111,60 @@ export function parseKtArgs(argv: readonly string[]): KtArgs {
     logKey,
     json: values.json ?? false,
   };
+}
+
+function parseWitnessArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): KtArgs {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      log: { type: "string", multiple: true },
+      dir: { type: "string" },
+      name: { type: "string" },
+      port: { type: "string" },
+      host: { type: "string" },
+      "print-key": { type: "boolean" },
+      json: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return { command: "help" };
+  const printKey = values["print-key"] ?? false;
+  const logs = (values.log ?? []).map(parseLogKey);
+  if (logs.length === 0 && !printKey) throw new Error("witness needs at least one --log");
+  const port = values.port ?? String(WITNESS_PORT);
+  if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
+    throw new Error("--port must be a port number, 0 to 65535 (0: any free port)");
+  }
+  if (values.name !== undefined && !isValidKeyName(values.name)) {
+    throw new Error("--name must be a key name: not empty, without '+' or white space");
+  }
+  const dir = values.dir ?? env.SVC_WITNESS_DIR ?? "./svc-witness";
+  if (dir === "") throw new Error("--dir must not be empty");
+  if (values.host === "") throw new Error("--host must not be empty");
+  return {
+    command: "witness",
+    logs,
+    dir,
+    name: values.name,
+    port: Number(port),
+    host: values.host ?? "127.0.0.1",
+    printKey,
+    json: values.json ?? false,
+  };
+}
+
+function parseLogKey(key: string): Verifier {
+  let verifier: Verifier;
+  try {
+    verifier = parseVerifierKey(key);
+  } catch (error) {
+    throw new Error(`--log ${key}: not a verifier key (${(error as Error).message})`);
+  }
+  if (verifier.type !== ED25519_TYPE) {
+    throw new Error(`--log ${key}: a log's key has type 0x01 (Ed25519), not 0x0${verifier.type}`);
+  }
+  return verifier;
 }

@@ -9,4 +9,5 @@ process.exitCode = await runKtCli(process.argv.slice(2), {
   stdout: (line) => process.stdout.write(`${line}\n`),
   stderr: (line) => process.stderr.write(`${line}\n`),
   signal: stop.signal,
+  env: process.env,
 });

@@ -238,7 +238,7 @@ describe("svc-kt monitor", () => {
       const lines: string[] = [];
       const code = await runKtCli(args, { stdout: () => {}, stderr: (line) => lines.push(line) });
       expect(code).toBe(EXIT.usage);
-      expect(lines.join("\n")).toMatch(/usage: svc-kt monitor/);
+      expect(lines.join("\n")).toMatch(/usage: svc-kt monitor[\s\S]*\n {7}svc-kt witness/);
     }
     for (const args of [["--help"], ["monitor", "-h"]]) {
       const lines: string[] = [];
@@ -246,6 +246,6 @@ describe("svc-kt monitor", () => {
       expect(code).toBe(EXIT.ok);
       expect(lines).toEqual([USAGE]);
     }
-    expect(USAGE).toMatch(/exit status: 0 .*\n.*2 usage error, 3 the log failed a check/);
+    expect(USAGE).toMatch(/exit status: 0 .*\n(.*\n)*.*2 usage error, 3 the log failed a check/);
   });
 });

@@ -1,22 +1,26 @@
 import { type FetchFunction, httpLogClient, KtMonitor, KtVerifyError } from "@svc/kt-verify";
-import { type KtArgs, parseKtArgs, USAGE } from "./args.js";
+import { type KtArgs, type MonitorArgs, parseKtArgs, USAGE } from "./args.js";
+import { EXIT } from "./exit.js";
 import { jsonOutput, textOutput } from "./output.js";
+import { runWitness } from "./witness.js";
 
-export const EXIT = { ok: 0, unreachable: 1, usage: 2, verification: 3 } as const;
+export { EXIT };
 
 export interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
   fetch?: FetchFunction;
-  /** Stops a watching monitor (SIGINT/SIGTERM in the real CLI). */
+  /** Stops a watching monitor or a witness (SIGINT/SIGTERM in the real CLI). */
   signal?: AbortSignal;
+  /** Where SVC_WITNESS_DIR is read; the real CLI passes process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** `svc-kt <args>`; resolves to the exit status. */
 export async function runKtCli(argv: readonly string[], io: CliIo): Promise<number> {
   let args: KtArgs;
   try {
-    args = parseKtArgs(argv);
+    args = parseKtArgs(argv, io.env);
   } catch (error) {
     io.stderr(`${(error as Error).message}\n${USAGE}`);
     return EXIT.usage;
@@ -25,6 +29,11 @@ export async function runKtCli(argv: readonly string[], io: CliIo): Promise<numb
     io.stdout(USAGE);
     return EXIT.ok;
   }
+  if (args.command === "witness") return runWitness(args, io);
+  return runMonitor(args, io);
+}
+
+async function runMonitor(args: MonitorArgs, io: CliIo): Promise<number> {
   const output = args.json ? jsonOutput : textOutput;
   const client = httpLogClient(args.url, io.fetch);
   try {
