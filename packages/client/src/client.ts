@@ -17,6 +17,7 @@ import { Serial } from "./serial.js";
 import { encryptOnActive, withNewSession } from "./sessions.js";
 import {
   currentSignedPreKey,
+  dictionary,
   identityOf,
   type KtPin,
   parseState,
@@ -317,13 +318,13 @@ export class SvcClient {
           signature: encodeBase64(signedPreKey.signature),
         },
       ],
-      oneTimePreKeys: {},
+      oneTimePreKeys: dictionary(),
       nextOneTimePreKeyId: 1,
-      sessions: {},
-      peers: {},
+      sessions: dictionary(),
+      peers: dictionary(),
       kt: this.#ktPin,
       cursor: 0,
-      unacked: {},
+      unacked: dictionary(),
       recentlyAcked: [],
     };
     addOneTimePreKeys(state, Math.min(this.#options.prekeys.target, REGISTER_BATCH));

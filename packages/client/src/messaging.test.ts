@@ -260,6 +260,20 @@ describe("SvcClient messaging", () => {
     expect(restarted.errors).toEqual([]);
   });
 
+  it("keys sessions and peers by any address, Object.prototype's names included", async () => {
+    const server = await startTestServer();
+    const alice = await member(server.url, "alice:1");
+    const bob = await member(server.url, "bob:1");
+    const envelope = await alice.seal("bob:1", bytes("hi"));
+    for (const from of ["toString", "constructor", "hasOwnProperty", "valueOf"]) {
+      // Looked up like any unknown peer: the directory has no such address.
+      await expect(bob.open(from, envelope)).rejects.toThrow(`${from} is not registered`);
+    }
+    expect(str(await bob.open("alice:1", envelope))).toBe("hi");
+    const state = parseState(await bob.store.load());
+    expect(Object.keys(state.sessions)).toEqual(["alice:1"]);
+  });
+
   it("refuses init on a store that has an identity, and calls that need one without", async () => {
     const server = await startTestServer();
     const alice = await member(server.url, "alice:1");

@@ -107,13 +107,30 @@ const StoredStateSchema = v.object({
 /** A loaded record, checked member by member; anything else is ClientError BAD_STATE. */
 export function parseState(json: unknown): StoredState {
   const result = v.safeParse(StoredStateSchema, json);
-  if (result.success) return result.output as StoredState;
+  if (result.success) {
+    const state = result.output as StoredState;
+    return {
+      ...state,
+      oneTimePreKeys: dictionary(state.oneTimePreKeys),
+      sessions: dictionary(state.sessions),
+      peers: dictionary(state.peers),
+      unacked: dictionary(state.unacked),
+    };
+  }
   const issue = result.issues[0];
   const where = issue ? (v.getDotPath(issue) ?? "state") : "state";
   throw new ClientError(
     "BAD_STATE",
     `the key store's state is not version ${STATE_VERSION}: ${where}`,
   );
+}
+
+/**
+ * A record keyed by untrusted strings (addresses, message ids): without a prototype, so that a
+ * peer named "toString" or "__proto__" is looked up and stored like any other.
+ */
+export function dictionary<T>(entries: Record<string, T> = {}): Record<string, T> {
+  return Object.assign(Object.create(null) as Record<string, T>, entries);
 }
 
 /** The ratchet's view of the stored identity. */
