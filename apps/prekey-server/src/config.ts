@@ -8,6 +8,7 @@ import {
   wholeNumber,
 } from "@svc/http";
 import * as v from "valibot";
+import { type KtWitnessConfig, parseKtWitnesses } from "./kt-witnesses.js";
 
 export interface RateLimitConfig {
   enabled: boolean;
@@ -31,7 +32,14 @@ export interface Config {
   port: number;
   dataDir: string;
   databaseUrl: string | undefined;
-  kt: { enabled: boolean; signingKey: string | undefined };
+  kt: {
+    enabled: boolean;
+    signingKey: string | undefined;
+    /** The checkpoints' origin; undefined: derived from the logId. */
+    origin: string | undefined;
+    witnesses: KtWitnessConfig[];
+    witnessTimeoutMs: number;
+  };
   inbox: {
     enabled: boolean;
     maxBlobBytes: number;
@@ -69,6 +77,15 @@ const EnvSchema = v.object({
       v.regex(/^[A-Za-z0-9+/]{43}=$/, "must be the base64 of a 32-byte Ed25519 seed"),
     ),
   ),
+  SVC_KT_ORIGIN: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[^\s+]+$/, "must be a note key name: not empty, no '+' and no white space"),
+      v.maxLength(255, "must be at most 255 characters"),
+    ),
+  ),
+  SVC_KT_WITNESSES: v.optional(v.string()),
+  SVC_KT_WITNESS_TIMEOUT_MS: wholeNumber(3000, 100, 60_000),
   SVC_INBOX: onOff("on"),
   SVC_OBSERVER_TOKEN: v.optional(
     v.pipe(v.string(), v.minLength(16, "must be at least 16 characters")),
@@ -109,6 +126,8 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       "SVC_PRESENCE_EXPIRY_MS: must be at least twice SVC_PRESENCE_HEARTBEAT_MS",
     ]);
   }
+  const witnesses = parseKtWitnesses(e.SVC_KT_WITNESSES);
+  if (witnesses.problems.length > 0) throw new ConfigError(witnesses.problems);
   if (e.SVC_REQUEST_TIMEOUT_MS < e.SVC_HEADERS_TIMEOUT_MS) {
     throw new ConfigError(["SVC_REQUEST_TIMEOUT_MS: must not be below SVC_HEADERS_TIMEOUT_MS"]);
   }
@@ -117,7 +136,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     port: e.SVC_PORT,
     dataDir: e.SVC_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
-    kt: { enabled: e.SVC_KT, signingKey: e.SVC_KT_SIGNING_KEY },
+    kt: {
+      enabled: e.SVC_KT,
+      signingKey: e.SVC_KT_SIGNING_KEY,
+      origin: e.SVC_KT_ORIGIN,
+      witnesses: witnesses.witnesses,
+      witnessTimeoutMs: e.SVC_KT_WITNESS_TIMEOUT_MS,
+    },
     inbox: {
       enabled: e.SVC_INBOX,
       maxBlobBytes: e.SVC_INBOX_MAX_BLOB_BYTES,

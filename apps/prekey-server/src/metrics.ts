@@ -11,6 +11,11 @@ export function createMetrics() {
       "limit",
     ]),
     ktPublish: counter("svc_kt_publish_total", "Signed tree heads published"),
+    ktWitness: counter(
+      "svc_kt_witness_submissions_total",
+      "Checkpoints sent to witnesses, by witness and outcome",
+      ["witness", "outcome"],
+    ),
     inboxPut: counter("svc_inbox_put_total", "Inbox deposits by outcome", ["outcome"]),
     inboxFetch: counter("svc_inbox_fetch_total", "Inbox blobs returned by fetch"),
     inboxAck: counter("svc_inbox_ack_total", "Inbox blobs acknowledged"),

@@ -3,3 +3,4 @@ export { KtLogError, type KtLogErrorCode } from "./errors.js";
 export { KtLog, type KtLogOptions } from "./kt-log.js";
 export { ktLeaves, ktLogMigrations } from "./schema.js";
 export { createSthSigner, type SthSigner } from "./signer.js";
+export type { WitnessEndpoint, WitnessEvent } from "./witnesses/witnessing.js";

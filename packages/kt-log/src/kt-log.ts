@@ -1,6 +1,12 @@
 import { equalBytes } from "@svc/canonical";
 import { createBatcher, type Storage } from "@svc/db";
-import { encodeLeaf, type KtLeaf, type KtProof, type SignedTreeHead } from "@svc/kt-verify";
+import {
+  defaultOrigin,
+  encodeLeaf,
+  type KtLeaf,
+  type KtProof,
+  type SignedTreeHead,
+} from "@svc/kt-verify";
 import {
   assembleProof,
   consistencyProofPlan,
@@ -13,6 +19,7 @@ import {
   mapRowCoords,
   proofPlanNodes,
 } from "@svc/merkle";
+import { isValidKeyName } from "@svc/signed-note";
 import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
 import { KtLogError } from "./errors.js";
 import { distinct, pathContinues, readRowsFor, shallowDepth } from "./index-map-rows.js";
@@ -33,6 +40,8 @@ import {
 } from "./log-store.js";
 import { ProofCache } from "./proof-cache.js";
 import type { SthSigner } from "./signer.js";
+import { Checkpoints } from "./witnesses/checkpoints.js";
+import { type WitnessEndpoint, type WitnessEvent, Witnessing } from "./witnesses/witnessing.js";
 
 export interface KtLogOptions {
   storage: Storage;
@@ -46,6 +55,15 @@ export interface KtLogOptions {
   cachedProofs?: number;
   /** Most leaves one {@link KtLog.leaves} call returns; default {@link MAX_LEAVES_PER_READ}. */
   leavesPerRead?: number;
+  /** The checkpoints' origin line and note key name; default `defaultOrigin(logId)`. */
+  origin?: string;
+  /** Witnesses each new tree head is sent to before its appends resolve. */
+  witnesses?: readonly WitnessEndpoint[];
+  /** Per witness submission; default 3 s. */
+  witnessTimeoutMs?: number;
+  onWitness?: (event: WitnessEvent) => void;
+  /** For tests: how witnesses are reached. */
+  fetch?: typeof fetch;
 }
 
 /** Leaves per GET /v1/kt/leaves answer. */
@@ -84,6 +102,8 @@ export class KtLog {
   readonly #pending: Pending[] = [];
   readonly #proofs: ProofCache;
   readonly #prove: (address: string) => Promise<KtProof>;
+  readonly #checkpoints: Checkpoints;
+  readonly #witnessing: Witnessing | undefined;
   #draining = false;
   #edge: RightEdge | undefined;
 
@@ -95,6 +115,31 @@ export class KtLog {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#leavesPerRead = options.leavesPerRead ?? MAX_LEAVES_PER_READ;
     this.#proofs = new ProofCache(options.cachedProofs ?? 10_000);
+    const origin = options.origin ?? defaultOrigin(this.#signer.logId);
+    if (!isValidKeyName(origin)) {
+      throw new RangeError("origin must be a note key name: not empty, no '+' and no spaces");
+    }
+    this.#checkpoints = new Checkpoints({
+      db: this.#storage.db,
+      origin,
+      signer: this.#signer.noteSigner(origin),
+      now: this.#now,
+    });
+    this.#witnessing =
+      options.witnesses && options.witnesses.length > 0
+        ? new Witnessing({
+            db: this.#storage.db,
+            witnesses: options.witnesses,
+            checkpoints: this.#checkpoints,
+            consistency: async (from, to) => (await this.consistencyProof(from, to)).proof,
+            now: this.#now,
+            ...(options.witnessTimeoutMs === undefined
+              ? {}
+              : { timeoutMs: options.witnessTimeoutMs }),
+            ...(options.onWitness ? { onEvent: options.onWitness } : {}),
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+          })
+        : undefined;
     this.#prove = createBatcher((addresses: string[]) => this.#proveBatch(addresses), {
       concurrency: this.#storage.batchConcurrency,
       maxBatch: PROOFS_PER_BATCH,
@@ -160,6 +205,26 @@ export class KtLog {
 
   get logId(): Uint8Array {
     return this.#signer.logId.slice();
+  }
+
+  /** The origin line of the log's checkpoints, also the key name of their signature. */
+  get origin(): string {
+    return this.#checkpoints.origin;
+  }
+
+  /** The checkpoint of `sth`, signed by the operator, with its size's stored cosignatures. */
+  checkpointFor(sth: SignedTreeHead): Promise<string> {
+    return this.#checkpoints.cosigned(sth);
+  }
+
+  /**
+   * Sends the latest checkpoint to each witness without a cosignature of the latest size, or
+   * whose cosignature is `maxAgeMs` old: witnesses that were down, and fresh cosignature
+   * timestamps for an idle log. Resolves when every witness has answered or failed.
+   */
+  async witnessLatest(maxAgeMs: number): Promise<void> {
+    if (this.#witnessing === undefined) return;
+    await this.#witnessing.catchUp(await this.latestSth(), maxAgeMs);
   }
 
   /**
@@ -331,6 +396,8 @@ export class KtLog {
             this.#edge,
           );
           this.#edge = edge;
+          // Committed first: a witness must never hold a size the database could still lose.
+          await this.#witnessing?.publish((appended[appended.length - 1] as Appended).sth);
           for (const [i, pending] of batch.entries()) {
             const result = appended[i] as Appended;
             this.#onPublish(result.sth);

@@ -66,3 +66,14 @@ export const ktMapNodes = pgTable(
   },
   (table) => [primaryKey({ name: "kt_map_nodes_pkey", columns: [table.depth, table.prefix] })],
 );
+
+/**
+ * Each witness's latest cosignature (its key name, the tree size and the signature line as the
+ * witness answered it), so the checkpoint of that size is served with it.
+ */
+export const ktCosignatures = pgTable("kt_cosignatures", {
+  witness: text("witness").primaryKey(),
+  treeSize: bigint("tree_size", { mode: "number" }).notNull(),
+  line: text("line").notNull(),
+  cosignedAt: bigint("cosigned_at", { mode: "number" }).notNull(),
+});

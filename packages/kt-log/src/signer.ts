@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, type KeyObject, sign } from "node:crypto";
 import { logIdOf, type SignedTreeHead, sthMessage, type TreeHead } from "@svc/kt-verify";
+import { ED25519_TYPE, keyId, type Signer } from "@svc/signed-note";
 
 /** The operator key: signs tree heads (node:crypto Ed25519). */
 export interface SthSigner {
@@ -7,6 +8,8 @@ export interface SthSigner {
   /** SHA-256 of the public key. */
   readonly logId: Uint8Array;
   sign(head: Omit<TreeHead, "logId">): SignedTreeHead;
+  /** The same key as a signed-note signer under `name` (the log's origin), for checkpoints. */
+  noteSigner(name: string): Signer;
 }
 
 /** RFC 8410 PKCS#8 prefix of an Ed25519 private key; the 32-byte seed follows. */
@@ -35,6 +38,9 @@ export function createSthSigner(seed: Uint8Array): SthSigner {
       const full: TreeHead = { ...head, logId };
       const signature = new Uint8Array(sign(null, sthMessage(full), privateKey));
       return { ...full, signature };
+    },
+    noteSigner(name) {
+      return { name, keyId: keyId(name, ED25519_TYPE, publicKey), seed: seed.slice(), publicKey };
     },
   };
 }

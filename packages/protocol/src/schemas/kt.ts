@@ -23,10 +23,14 @@ export const ConsistencyResponse = v.object({
 
 export const LeavesResponse = v.object({ start: count("start"), leaves: v.array(v.string()) });
 
-/** `ktProof` of a bundle answer: an STH and a proof body that kt-verify parses strictly. */
+/**
+ * `ktProof` of a bundle answer: an STH and a proof body that kt-verify parses strictly, and the
+ * STH's checkpoint note with its witness cosignatures (absent from servers before KT v2).
+ */
 export const KtProofJson = v.object({
   sth: SthResponse,
   body: v.looseObject({ type: v.picklist(["inclusion", "tombstone", "absence"]) }),
+  checkpoint: v.optional(v.pipe(v.string(), v.maxLength(1 << 20))),
 });
 
 export type SthJson = v.InferOutput<typeof SthResponse>;

@@ -26,7 +26,11 @@ export function createKtHooks(
 
     async bundleProof(address: string) {
       const proof = await log.proofFor(address);
-      return { provesRegistered: proof.body.type === "inclusion", json: ktProofToJson(proof) };
+      const checkpoint = await log.checkpointFor(proof.sth);
+      return {
+        provesRegistered: proof.body.type === "inclusion",
+        json: { ...ktProofToJson(proof), checkpoint },
+      };
     },
   };
 }

@@ -14,6 +14,8 @@ export { createKtHooks } from "./hooks.js";
 /** How often an idle log checks whether its latest STH needs re-signing, and at what age. */
 export const KT_REFRESH_CHECK_MS = 10 * 60_000;
 export const KT_REFRESH_AGE_MS = 60 * 60_000;
+/** How often witnesses that missed the latest checkpoint (or cosigned it an hour ago) get it again. */
+export const KT_WITNESS_CHECK_MS = 30_000;
 
 /**
  * Opens the key-transparency log on the app's database with the operator key (kt-key.ts), wires
@@ -21,11 +23,21 @@ export const KT_REFRESH_AGE_MS = 60 * 60_000;
  * /ready, and re-signs the latest STH of an idle log every hour so clients never see it stale.
  */
 export async function startKtLog(services: Services): Promise<KtLog> {
-  const seed = await loadKtSigningSeed(services.config);
+  const { config } = services;
+  const seed = await loadKtSigningSeed(config);
   const log = await KtLog.open({
     storage: services.storage,
     signer: createSthSigner(seed),
     now: services.now,
+    ...(config.kt.origin === undefined ? {} : { origin: config.kt.origin }),
+    witnesses: config.kt.witnesses,
+    witnessTimeoutMs: config.kt.witnessTimeoutMs,
+    onWitness(event) {
+      services.metrics.ktWitness.inc({ witness: event.witness, outcome: event.outcome });
+      if (event.outcome !== "cosigned") {
+        services.logger.warn("kt witness did not cosign", { ...event });
+      }
+    },
     onPublish(sth) {
       services.metrics.ktPublish.inc();
       services.events.emit("kt.published", { treeSize: sth.treeSize, at: services.now() });
@@ -44,7 +56,26 @@ export async function startKtLog(services: Services): Promise<KtLog> {
   }, KT_REFRESH_CHECK_MS);
   timer.unref();
   services.onClose(() => clearInterval(timer));
+  if (config.kt.witnesses.length > 0) startWitnessCatchUp(services, log);
   return log;
+}
+
+/**
+ * Sends the latest checkpoint to witnesses that lack it, now (the log may have stopped between
+ * a commit and its witnessing) and every KT_WITNESS_CHECK_MS.
+ */
+function startWitnessCatchUp(services: Services, log: KtLog): void {
+  const catchUp = () => {
+    log.witnessLatest(KT_REFRESH_AGE_MS).catch((error: unknown) => {
+      services.logger.warn("kt witness catch-up failed", {
+        error: error instanceof Error ? error.name : "unknown",
+      });
+    });
+  };
+  catchUp();
+  const timer = setInterval(catchUp, KT_WITNESS_CHECK_MS);
+  timer.unref();
+  services.onClose(() => clearInterval(timer));
 }
 
 /** The read-only key-transparency routes (D8). */

@@ -4,12 +4,21 @@ import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { treeSizeParam } from "./tree-size.js";
 
-/** GET /v1/kt/sth (latest) and GET /v1/kt/sth/{treeSize} (404 SVC_STH_NOT_FOUND past the log). */
+/**
+ * GET /v1/kt/sth (latest), GET /v1/kt/sth/{treeSize} (404 SVC_STH_NOT_FOUND past the log), and
+ * GET /v1/kt/checkpoint: the latest tree head as a C2SP checkpoint note, operator-signed, with the
+ * witnesses' cosignatures of its size.
+ */
 export function registerKtSth(app: Hono<AppEnv>, log: KtLog): void {
   app.get("/v1/kt/sth", async (c) => c.json(sthToJson(await log.latestSth())));
 
   app.get("/v1/kt/sth/:treeSize", async (c) => {
     const treeSize = treeSizeParam(c.req.param("treeSize"), "treeSize");
     return c.json(sthToJson(await log.sthAt(treeSize)));
+  });
+
+  app.get("/v1/kt/checkpoint", async (c) => {
+    const note = await log.checkpointFor(await log.latestSth());
+    return c.body(note, 200, { "content-type": "text/plain; charset=utf-8" });
   });
 }

@@ -1,0 +1,77 @@
+import { equalBytes } from "@svc/canonical";
+import type { Database } from "@svc/db";
+import { checkpointText, type SignedTreeHead } from "@svc/kt-verify";
+import { type Signer, signNote } from "@svc/signed-note";
+import { asc, eq } from "drizzle-orm";
+import { ktCosignatures } from "../schema.js";
+
+/** How long the cosignatures read for a tree size are served before they are read again. */
+const COSIGNATURES_TTL_MS = 1000;
+
+interface Cached {
+  treeSize: number;
+  readAt: number;
+  note: Promise<string>;
+}
+
+/**
+ * The log's tree heads as C2SP checkpoints: the checkpoint text of an STH signed by the operator
+ * key under the log's origin, followed by the cosignature lines the witnesses gave for that size.
+ * The latest size's note is cached for a second: other instances may store cosignatures too.
+ */
+export class Checkpoints {
+  readonly origin: string;
+  readonly #db: Database;
+  readonly #signer: Signer;
+  readonly #now: () => number;
+  #signed: { treeSize: number; rootHash: Uint8Array; note: string } | undefined;
+  #cached: Cached | undefined;
+
+  constructor(options: { db: Database; origin: string; signer: Signer; now: () => number }) {
+    this.origin = options.origin;
+    this.#db = options.db;
+    this.#signer = options.signer;
+    this.#now = options.now;
+  }
+
+  /** The checkpoint of `sth` with the operator's signature only. */
+  signed(sth: SignedTreeHead): string {
+    const cached = this.#signed;
+    if (cached?.treeSize === sth.treeSize && equalBytes(cached.rootHash, sth.rootHash)) {
+      return cached.note;
+    }
+    const note = signNote(checkpointText(this.origin, sth), [this.#signer]);
+    this.#signed = { treeSize: sth.treeSize, rootHash: sth.rootHash, note };
+    return note;
+  }
+
+  /** The checkpoint of `sth` with every stored cosignature of its size. */
+  cosigned(sth: SignedTreeHead): Promise<string> {
+    const now = this.#now();
+    const cached = this.#cached;
+    if (cached?.treeSize === sth.treeSize && now - cached.readAt < COSIGNATURES_TTL_MS) {
+      return cached.note;
+    }
+    const note = this.#read(sth);
+    const entry = { treeSize: sth.treeSize, readAt: now, note };
+    this.#cached = entry;
+    note.catch(() => {
+      if (this.#cached === entry) this.#cached = undefined;
+    });
+    return note;
+  }
+
+  /** Forgets the cached cosignatures (this instance stored a new one). */
+  invalidate(): void {
+    this.#cached = undefined;
+  }
+
+  async #read(sth: SignedTreeHead): Promise<string> {
+    const rows = await this.#db
+      .select({ line: ktCosignatures.line })
+      .from(ktCosignatures)
+      .where(eq(ktCosignatures.treeSize, sth.treeSize))
+      .orderBy(asc(ktCosignatures.witness));
+    return this.signed(sth) + rows.map((row) => row.line).join("");
+  }
+}
