@@ -81,6 +81,7 @@ export class SvcClient {
       server: options.server,
       fetch: options.fetch,
       now: options.now,
+      witnessPolicy: options.witnessPolicy,
       pin: {
         get: () => (this.#state ? this.#state.kt : this.#ktPin),
         set: async (pin) => {
@@ -280,10 +281,9 @@ export class SvcClient {
   async verifyKt(address: string): Promise<KtVerification> {
     const peer = addressArgument(address, "address");
     this.#checkOpen();
-    const bundle = await this.api.keysBundle(peer);
-    const evidence = (await this.#kt.verifyBundle(peer, bundle, { force: true })) as KtEvidence;
+    const { bundle, evidence } = await this.#kt.fetchBundle(peer, { force: true });
     return {
-      ...evidence,
+      ...(evidence as KtEvidence),
       identitySigningKey: bundle.identitySigningKey,
       identityDHKey: bundle.identityDHKey,
     };
@@ -417,8 +417,7 @@ export class SvcClient {
   async #fetchBundle(
     address: string,
   ): Promise<{ keys: PreKeyBundleKeys; json: ApiAnswer<"keysBundle"> }> {
-    const json = await this.api.keysBundle(address);
-    await this.#kt.verifyBundle(address, json);
+    const { bundle: json } = await this.#kt.fetchBundle(address);
     let keys: PreKeyBundleKeys;
     try {
       keys = decodeBundle(json);

@@ -1,5 +1,11 @@
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
-import { KtVerifier, KtVerifyError, logIdOf, type TrustedSthStore } from "@svc/kt-verify";
+import {
+  KtVerifier,
+  KtVerifyError,
+  logIdOf,
+  type TrustedSthStore,
+  type WitnessPolicy,
+} from "@svc/kt-verify";
 import { SvcError } from "@svc/protocol";
 import type { ApiAnswer, SvcApi } from "./api.js";
 import { ClientError } from "./errors.js";
@@ -20,6 +26,8 @@ export interface KtCheckOptions {
   fetch: typeof fetch;
   now: () => number;
   pin: KtPinAccess;
+  /** Bundles are trusted only under checkpoints these witnesses cosigned (checked already). */
+  witnessPolicy?: WitnessPolicy | undefined;
 }
 
 /** What a verified bundle proves. */
@@ -27,6 +35,13 @@ export interface KtEvidence {
   treeSize: number;
   leafIndex: number;
 }
+
+/**
+ * How long to wait before asking for a bundle once more when its checkpoint lacks cosignatures
+ * for a witness policy: a log answers a new tree head before its witnesses have all cosigned it,
+ * and the server reads the cosignatures it has collected again at most once a second.
+ */
+export const WITNESS_RETRY_MS = 1_100;
 
 /**
  * Key transparency for bundles. The log key is pinned from GET /v1/kt/log_id on first use and
@@ -44,9 +59,30 @@ export class KtCheck {
   }
 
   /**
+   * Fetches `address`'s bundle and checks its ktProof (see {@link verifyBundle}). With a witness
+   * policy, a bundle whose checkpoint has too few cosignatures is asked for once more, after
+   * {@link WITNESS_RETRY_MS}: the witnesses may not have cosigned that tree head yet.
+   */
+  async fetchBundle(
+    address: string,
+    options: { force?: boolean } = {},
+  ): Promise<{ bundle: ApiAnswer<"keysBundle">; evidence: KtEvidence | undefined }> {
+    const bundle = await this.#options.api.keysBundle(address);
+    try {
+      return { bundle, evidence: await this.verifyBundle(address, bundle, options) };
+    } catch (error) {
+      if (!awaitingCosignatures(error, bundle)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, WITNESS_RETRY_MS));
+    const again = await this.#options.api.keysBundle(address);
+    return { bundle: again, evidence: await this.verifyBundle(address, again, options) };
+  }
+
+  /**
    * Checks a 200 bundle answer's ktProof for `address`: undefined when KT is off ("off", or
    * "auto" on a server without KT and nothing pinned); ClientError KT_VERIFICATION_FAILED when
-   * the proof does not show exactly the bundle's keys.
+   * the proof does not show exactly the bundle's keys, or (witness policy) its tree head lacks
+   * the witnesses' cosignatures.
    */
   async verifyBundle(
     address: string,
@@ -88,6 +124,7 @@ export class KtCheck {
       fetch: (url) => this.#options.fetch(url),
       store: this.#trustedSthStore(),
       now: this.#options.now,
+      ...(this.#options.witnessPolicy ? { witnessPolicy: this.#options.witnessPolicy } : {}),
     });
     return this.#verifier;
   }
@@ -124,6 +161,16 @@ export class KtCheck {
       },
     };
   }
+}
+
+/** A quorum missed by a checkpoint that is there: its cosignatures may be on their way. */
+function awaitingCosignatures(error: unknown, bundle: ApiAnswer<"keysBundle">): boolean {
+  const cause = error instanceof ClientError ? error.cause : undefined;
+  return (
+    cause instanceof KtVerifyError &&
+    cause.code === "KT_WITNESS_QUORUM" &&
+    typeof (bundle.ktProof as { checkpoint?: unknown } | undefined)?.checkpoint === "string"
+  );
 }
 
 function decodeKeyOrNull(text: string): Uint8Array | null {

@@ -1,4 +1,5 @@
 import { CanonicalError, normalizeAddress } from "@svc/canonical";
+import { parseWitnessPolicy, type WitnessPolicy } from "@svc/kt-verify";
 import { LIMITS } from "@svc/protocol";
 import type { KtMode } from "./kt.js";
 import type { KeyStore } from "./store.js";
@@ -16,6 +17,15 @@ export interface ClientOptions {
    * and always once a log is pinned; "require": refuse a server without KT; "off": no checks.
    */
   kt?: KtMode;
+  /**
+   * Key transparency against split views: trust a bundle's tree head only when its checkpoint
+   * (`ktProof.checkpoint`) is signed by the log under `origin` and cosigned by at least
+   * `threshold` of `witnesses` (C2SP verifier keys of type 0x04), each cosignature at most
+   * `maxAgeMs` old (default 24 h); else KT_VERIFICATION_FAILED (its cause KT_WITNESS_QUORUM, ...).
+   * Applies wherever bundles are verified (kt "auto" with a pinned log, "require", verifyKt). A
+   * log's default origin is `defaultOrigin(logId)` of @svc/kt-verify. Checked at open.
+   */
+  witnessPolicy?: WitnessPolicy;
   now?: () => number;
   /** Replenish one-time prekeys up to `target` (100) when the server holds fewer than `threshold` (20). */
   prekeys?: { target?: number; threshold?: number };
@@ -36,6 +46,7 @@ export interface ResolvedOptions {
   fetch: typeof fetch;
   WebSocket: WebSocketConstructor | undefined;
   kt: KtMode;
+  witnessPolicy: WitnessPolicy | undefined;
   now: () => number;
   prekeys: { target: number; threshold: number };
   maxRetries: number;
@@ -57,6 +68,9 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   const kt = options.kt ?? "auto";
   if (!["auto", "require", "off"].includes(kt)) {
     throw new RangeError('options.kt must be "auto", "require" or "off"');
+  }
+  if (options.witnessPolicy !== undefined) {
+    parseWitnessPolicy(options.witnessPolicy, "options.witnessPolicy");
   }
   const target = options.prekeys?.target ?? 100;
   const threshold = options.prekeys?.threshold ?? Math.min(20, target);
@@ -81,6 +95,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
     fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
     WebSocket: options.WebSocket ?? globalWebSocket,
     kt,
+    witnessPolicy: options.witnessPolicy,
     now: options.now ?? Date.now,
     prekeys: { target, threshold },
     maxRetries,
