@@ -1,6 +1,16 @@
 export { checkpointText, defaultOrigin } from "./checkpoint.js";
 export { KtVerifyError, type KtVerifyErrorCode } from "./errors.js";
 export { decodeLeaf, encodeLeaf, type KtLeaf, LEAF_DOMAIN, LEAF_KIND } from "./leaf.js";
+export {
+  COMMITMENT_DOMAIN,
+  decodeLeafV2,
+  encodeLeafV2,
+  isLeafV2,
+  type KtLeafV2,
+  LEAF_V2_DOMAIN,
+  LEAF_V2_SIZE,
+  leafCommitment,
+} from "./leaf-v2.js";
 export { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
 export {
   KtMonitor,
