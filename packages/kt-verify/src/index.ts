@@ -11,7 +11,13 @@ export {
   LEAF_V2_SIZE,
   leafCommitment,
 } from "./leaf-v2.js";
-export { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
+export {
+  type FetchFunction,
+  httpLogClient,
+  type KtLogId,
+  type KtVrfAnswer,
+  type LogClient,
+} from "./log-client.js";
 export {
   KtMonitor,
   type KtMonitorEvent,
@@ -23,8 +29,10 @@ export {
   type KtProof,
   type KtProofBody,
   ktProofToJson,
+  OPENING_SIZE,
   parseKtProof,
   type VerifiedKtProof,
+  VRF_PROOF_SIZE,
   verifyKtProofBody,
 } from "./proof.js";
 export {
@@ -51,6 +59,7 @@ export {
   type TrustedSthStore,
 } from "./store.js";
 export { DEFAULT_MAX_STALE_MS, KtVerifier, type KtVerifierOptions } from "./verifier.js";
+export { VRF_INDEX_LENGTH, vrfIndex } from "./vrf-index.js";
 export {
   type ParsedWitnessPolicy,
   parseWitnessPolicy,

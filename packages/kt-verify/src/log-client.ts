@@ -1,5 +1,7 @@
+import { equalBytes, normalizeAddress } from "@svc/canonical";
 import { KtVerifyError } from "./errors.js";
-import { parseSth, type SignedTreeHead } from "./sth.js";
+import { VRF_PROOF_SIZE } from "./proof.js";
+import { logIdOf, parseSth, type SignedTreeHead } from "./sth.js";
 import {
   fieldBytes,
   fieldBytesArray,
@@ -9,10 +11,37 @@ import {
   requireObject,
 } from "./wire.js";
 
+/** GET /v1/kt/log_id: the log's identity; `vrfPublicKey` only from a log with a private index. */
+export interface KtLogId {
+  /** SHA-256 of `publicKey` (checked). */
+  logId: Uint8Array;
+  /** The operator's Ed25519 public key, which signs the STHs. */
+  publicKey: Uint8Array;
+  /** The VRF public key of the format-3 index (protocol.md §9 "Private index"). */
+  vrfPublicKey?: Uint8Array;
+}
+
+/** GET /v1/kt/vrf/{address}: an address's VRF index and its proof, unverified. */
+export interface KtVrfAnswer {
+  /** The normalized address, as the server answered it (the one asked for, checked). */
+  address: string;
+  /** 32 bytes: the address's key in a format-3 index map. */
+  index: Uint8Array;
+  /** 80 bytes: the ECVRF proof (check it with `vrfIndex`). */
+  vrfProof: Uint8Array;
+}
+
 /** The read-only key-transparency routes of a prekey server. */
 export interface LogClient {
   /** GET /v1/kt/log_id: the operator public key, checked against its logId. */
   logPublicKey(): Promise<Uint8Array>;
+  /** GET /v1/kt/log_id, all of it: logId and publicKey (checked together), vrfPublicKey if any. */
+  logId?(): Promise<KtLogId>;
+  /**
+   * GET /v1/kt/vrf/{address}: the address's VRF index and proof (format-3 logs), for monitors
+   * watching an address without fetching its bundle. Not verified here.
+   */
+  vrf?(address: string): Promise<KtVrfAnswer>;
   /** GET /v1/kt/sth, or GET /v1/kt/sth/{treeSize}. */
   sth(treeSize?: number): Promise<SignedTreeHead>;
   /** GET /v1/kt/consistency?from&to: the proof hashes. */
@@ -62,10 +91,33 @@ export function httpLogClient(
     return requireObject(body, `GET ${path}`);
   }
 
+  async function logId(): Promise<KtLogId> {
+    const body = await getJson("/v1/kt/log_id");
+    const id = fieldBytes(body, "logId", "log_id", 32);
+    const publicKey = fieldBytes(body, "publicKey", "log_id", 32);
+    if (!equalBytes(logIdOf(publicKey), id)) {
+      throw malformed("GET /v1/kt/log_id: logId is not SHA-256 of publicKey");
+    }
+    if (body.vrfPublicKey === undefined) return { logId: id, publicKey };
+    return { logId: id, publicKey, vrfPublicKey: fieldBytes(body, "vrfPublicKey", "log_id", 32) };
+  }
+
   return {
     async logPublicKey() {
       const body = await getJson("/v1/kt/log_id");
       return fieldBytes(body, "publicKey", "log_id", 32);
+    },
+    logId,
+    async vrf(address) {
+      const normalized = addressOf(address);
+      const path = `/v1/kt/vrf/${segment(normalized)}`;
+      const body = await getJson(path);
+      if (body.address !== normalized) throw malformed(`${path} answered for another address`);
+      return {
+        address: normalized,
+        index: fieldBytes(body, "index", path, 32),
+        vrfProof: fieldBytes(body, "vrfProof", path, VRF_PROOF_SIZE),
+      };
     },
     async sth(treeSize) {
       const path = treeSize === undefined ? "/v1/kt/sth" : `/v1/kt/sth/${count(treeSize)}`;
@@ -106,6 +158,22 @@ export function httpLogClient(
       }
     },
   };
+}
+
+function addressOf(address: string): string {
+  if (typeof address !== "string") throw new TypeError("address must be a string");
+  try {
+    return normalizeAddress(address);
+  } catch {
+    throw new RangeError("address must be a valid address");
+  }
+}
+
+/** A path segment: an address as it is when it needs no escaping (as @svc/client sends it). */
+function segment(value: string): string {
+  return /^[A-Za-z0-9@:_.-]+$/.test(value) && value !== "." && value !== ".."
+    ? value
+    : encodeURIComponent(value);
 }
 
 function count(n: number): number {

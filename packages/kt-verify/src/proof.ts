@@ -9,10 +9,23 @@ import {
 } from "@svc/merkle";
 import { KtVerifyError } from "./errors.js";
 import { decodeLeaf, encodeLeaf, type KtLeaf } from "./leaf.js";
+import type { KtLeafV2 } from "./leaf-v2.js";
+import { verifyFormat3Body } from "./proof-format3.js";
 import { parseSth, type SignedTreeHead, sthToJson } from "./sth.js";
 import { fieldBytes, fieldCount, fieldHashes, malformed, requireObject } from "./wire.js";
 
-/** Body of a `ktProof`: what the proof claims about one address under `sth`. */
+/** Bytes of a VRF proof (RFC 9381 ECVRF-EDWARDS25519-SHA512-TAI: Gamma, c, s). */
+export const VRF_PROOF_SIZE = 80;
+/** Bytes of a leaf commitment's opening. */
+export const OPENING_SIZE = 32;
+
+/**
+ * Body of a `ktProof`: what the proof claims about one address under `sth`. Format 2 (a log
+ * without a VRF key) has a v1 `leaf` and no `vrfProof`/`opening`; format 3 (protocol.md §9
+ * "Private index") has a v2 `leaf`, the address's `vrfProof` (80 bytes) and, for inclusion and
+ * tombstone, the `opening` (32 bytes) of the leaf's commitment. Which format applies is the
+ * verifier's choice (a pinned VRF key means format 3), never the body's.
+ */
 export type KtProofBody =
   | {
       type: "inclusion" | "tombstone";
@@ -20,8 +33,17 @@ export type KtProofBody =
       leafIndex: number;
       auditPath: Uint8Array[];
       indexProof: MapProof;
+      /** Format 3: the VRF proof of the address under the log's VRF key. */
+      vrfProof?: Uint8Array;
+      /** Format 3: the opening of the leaf's commitment. */
+      opening?: Uint8Array;
     }
-  | { type: "absence"; indexProof: MapProof };
+  | {
+      type: "absence";
+      indexProof: MapProof;
+      /** Format 3: the VRF proof of the address under the log's VRF key. */
+      vrfProof?: Uint8Array;
+    };
 
 /** A parsed `ktProof` member of a bundle response. */
 export interface KtProof {
@@ -40,14 +62,29 @@ export type KtClaim =
   | { type: "tombstone" }
   | { type: "absence" };
 
-/** A proof that passed {@link verifyKtProofBody}. */
-export interface VerifiedKtProof {
-  type: KtProofBody["type"];
-  sth: SignedTreeHead;
-  /** The address's latest log leaf (absent for an absence proof). */
-  leaf?: KtLeaf;
-  leafIndex?: number;
-}
+/**
+ * A proof that passed {@link verifyKtProofBody}: format 2 (v1 leaf, which names the address and
+ * keys) or format 3 (v2 leaf: kind, VRF index, commitment and timestamp only).
+ */
+export type VerifiedKtProof =
+  | {
+      format: 2;
+      type: KtProofBody["type"];
+      sth: SignedTreeHead;
+      /** The address's latest log leaf (absent for an absence proof). */
+      leaf?: KtLeaf;
+      leafIndex?: number;
+    }
+  | {
+      format: 3;
+      type: KtProofBody["type"];
+      sth: SignedTreeHead;
+      /** The address's VRF index: its key in the index map. */
+      index: Uint8Array;
+      /** The address's latest log leaf (absent for an absence proof). */
+      leaf?: KtLeafV2;
+      leafIndex?: number;
+    };
 
 /**
  * Parses `ktProof` JSON; KtVerifyError KT_MALFORMED when it is not the documented shape. A
@@ -64,37 +101,57 @@ export function parseKtProof(json: unknown): KtProof {
 }
 
 function parseProofBody(body: Record<string, unknown>): KtProofBody {
+  const where = "ktProof.body";
   const indexProof = parseIndexProof(body.indexProof);
-  if (body.type === "absence") return { type: "absence", indexProof };
+  const vrfProof = optionalBytes(body, "vrfProof", VRF_PROOF_SIZE);
+  if (body.type === "absence") return { type: "absence", indexProof, ...vrfProof };
   if (body.type !== "inclusion" && body.type !== "tombstone") {
     throw malformed('ktProof.body.type must be "inclusion", "tombstone" or "absence"');
   }
+  const opening = optionalBytes(body, "opening", OPENING_SIZE);
+  if ((vrfProof.vrfProof === undefined) !== (opening.opening === undefined)) {
+    throw malformed(`${where}.vrfProof and ${where}.opening come together or not at all`);
+  }
   return {
     type: body.type,
-    leaf: fieldBytes(body, "leaf", "ktProof.body"),
-    leafIndex: fieldCount(body, "leafIndex", "ktProof.body"),
-    auditPath: fieldHashes(body, "auditPath", "ktProof.body"),
+    leaf: fieldBytes(body, "leaf", where),
+    leafIndex: fieldCount(body, "leafIndex", where),
+    auditPath: fieldHashes(body, "auditPath", where),
     indexProof,
+    ...vrfProof,
+    ...opening,
   };
+}
+
+/** `{[name]: bytes}` when the member is there (base64 of `length` bytes), else `{}`. */
+function optionalBytes<N extends string>(
+  body: Record<string, unknown>,
+  name: N,
+  length: number,
+): { [K in N]?: Uint8Array } {
+  if (body[name] === undefined) return {};
+  return { [name]: fieldBytes(body, name, "ktProof.body", length) } as { [K in N]?: Uint8Array };
 }
 
 /** The wire form of a proof (the inverse of {@link parseKtProof}). */
 export function ktProofToJson(proof: KtProof): Record<string, unknown> {
   const { sth, body, checkpoint } = proof;
   const indexProof = indexProofToJson(body.indexProof);
-  const json: Record<string, unknown> = {
-    sth: sthToJson(sth),
-    body:
-      body.type === "absence"
-        ? { type: "absence", indexProof }
-        : {
-            type: body.type,
-            leaf: encodeBase64(body.leaf),
-            leafIndex: body.leafIndex,
-            auditPath: body.auditPath.map(encodeBase64),
-            indexProof,
-          },
-  };
+  const bodyJson: Record<string, unknown> =
+    body.type === "absence"
+      ? { type: "absence", indexProof }
+      : {
+          type: body.type,
+          leaf: encodeBase64(body.leaf),
+          leafIndex: body.leafIndex,
+          auditPath: body.auditPath.map(encodeBase64),
+          indexProof,
+        };
+  if (body.vrfProof !== undefined) bodyJson.vrfProof = encodeBase64(body.vrfProof);
+  if (body.type !== "absence" && body.opening !== undefined) {
+    bodyJson.opening = encodeBase64(body.opening);
+  }
+  const json: Record<string, unknown> = { sth: sthToJson(sth), body: bodyJson };
   if (checkpoint !== undefined) json.checkpoint = checkpoint;
   return json;
 }
@@ -136,12 +193,18 @@ function parseIndexProof(json: unknown): MapProof {
 /**
  * Checks a proof body against its own STH (whose signature the caller checks) and the claim:
  * the leaf is the address's and carries exactly the claimed keys (any timestamp), it is in the
- * log at `sth.treeSize`, and the index maps SHA-256(address) to its leaf hash (or to nothing).
+ * log at `sth.treeSize`, and the index maps the address's key to its leaf hash (or to nothing).
+ *
+ * Without `vrfPublicKey`, format 2: a v1 leaf naming the address, map key SHA-256(address).
+ * With it, format 3 only (a format-2 body is KT_MALFORMED: no downgrade): the index is computed
+ * from `body.vrfProof` under `vrfPublicKey`, and the v2 leaf must carry it and the commitment
+ * of `body.opening`, the address and the claimed keys (see {@link verifyFormat3Body}).
  */
 export function verifyKtProofBody(
   address: string,
   proof: KtProof,
   claim: KtClaim,
+  vrfPublicKey?: Uint8Array,
 ): VerifiedKtProof {
   const normalized = normalizeAddress(address);
   const { sth, body } = proof;
@@ -151,12 +214,16 @@ export function verifyKtProofBody(
       `expected a ${claim.type} proof, the server sent ${body.type}`,
     );
   }
+  if (vrfPublicKey !== undefined) return verifyFormat3Body(normalized, proof, claim, vrfPublicKey);
+  if (body.vrfProof !== undefined) {
+    throw malformed("a format-3 proof (with vrfProof) needs the log's VRF public key");
+  }
   const key = mapKey(normalized);
   if (body.type === "absence") {
     if (!verifyMapProof(sth.indexRoot, key, null, body.indexProof)) {
       throw badProof("the index proof does not show the address absent");
     }
-    return { type: "absence", sth };
+    return { format: 2, type: "absence", sth };
   }
   const leaf = decodeLeaf(body.leaf);
   checkLeafMatchesClaim(normalized, leaf, claim);
@@ -167,7 +234,7 @@ export function verifyKtProofBody(
   if (!verifyMapProof(sth.indexRoot, key, hash, body.indexProof)) {
     throw badProof("the index proof does not map the address to this leaf");
   }
-  return { type: body.type, sth, leaf, leafIndex: body.leafIndex };
+  return { format: 2, type: body.type, sth, leaf, leafIndex: body.leafIndex };
 }
 
 function checkLeafMatchesClaim(address: string, leaf: KtLeaf, claim: KtClaim): void {

@@ -38,6 +38,14 @@ export interface KtVerifierOptions {
    * implement `checkpoint()`. Without it, checkpoints are ignored.
    */
   witnessPolicy?: WitnessPolicy;
+  /**
+   * The log's VRF public key (32 bytes, `vrfPublicKey` of GET /v1/kt/log_id), pinned like
+   * `logPublicKey`. With it, bundle proofs must be format 3 (protocol.md §9 "Private index"):
+   * a format-2 proof is refused (KT_MALFORMED), so a client that pinned a VRF key can never be
+   * served the older, address-revealing format again. Without it, format 2 only (a log from
+   * before KT v2's private index).
+   */
+  vrfPublicKey?: Uint8Array;
 }
 
 /**
@@ -53,6 +61,7 @@ export class KtVerifier {
   readonly #now: () => number;
   readonly #verifySignature: SthSignatureVerifier;
   readonly #witnesses: WitnessQuorum | undefined;
+  readonly #vrfPublicKey: Uint8Array | undefined;
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: KtVerifierOptions) {
@@ -72,6 +81,15 @@ export class KtVerifier {
     }
     this.#now = options.now ?? Date.now;
     this.#verifySignature = options.signatureVerifier ?? defaultSthVerifier;
+    if (options.vrfPublicKey !== undefined) {
+      if (!(options.vrfPublicKey instanceof Uint8Array)) {
+        throw new TypeError("options.vrfPublicKey must be a Uint8Array");
+      }
+      if (options.vrfPublicKey.length !== 32) {
+        throw new RangeError("options.vrfPublicKey must be 32 bytes");
+      }
+      this.#vrfPublicKey = options.vrfPublicKey.slice();
+    }
     if (options.witnessPolicy !== undefined) {
       const policy = parseWitnessPolicy(options.witnessPolicy, "options.witnessPolicy");
       if (typeof this.#client.checkpoint !== "function") {
@@ -124,7 +142,7 @@ export class KtVerifier {
     claim: KtClaim,
     checkpoint: unknown,
   ): Promise<VerifiedKtProof> {
-    const verified = verifyKtProofBody(address, proof, claim);
+    const verified = verifyKtProofBody(address, proof, claim, this.#vrfPublicKey);
     await this.observeSth(proof.sth, checkpoint);
     return verified;
   }
@@ -163,6 +181,11 @@ export class KtVerifier {
       throw shrank(latest.treeSize, trusted.treeSize);
     }
     return this.observeSth(latest, checkpoint);
+  }
+
+  /** The VRF key bundle proofs are checked under (format 3), or undefined (format 2). */
+  get vrfPublicKey(): Uint8Array | undefined {
+    return this.#vrfPublicKey?.slice();
   }
 
   /** The newest STH this verifier has checked, if any. */
