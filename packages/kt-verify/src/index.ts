@@ -13,6 +13,7 @@ export {
 } from "./leaf-v2.js";
 export {
   type FetchFunction,
+  type HttpLogClient,
   httpLogClient,
   type KtLogId,
   type KtVrfAnswer,

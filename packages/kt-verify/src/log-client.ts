@@ -57,11 +57,14 @@ export interface LogClient {
 
 export type FetchFunction = (url: string) => Promise<Response>;
 
+/** {@link httpLogClient}'s: every route, the optional ones included. */
+export type HttpLogClient = Required<LogClient>;
+
 /** A {@link LogClient} over HTTP; every failure is a KtVerifyError (KT_FETCH_FAILED or KT_MALFORMED). */
 export function httpLogClient(
   baseUrl: string,
   fetchFunction: FetchFunction = (url) => globalThis.fetch(url),
-): LogClient {
+): HttpLogClient {
   if (typeof baseUrl !== "string" || !/^https?:\/\//.test(baseUrl)) {
     throw new TypeError("baseUrl must be an http(s) URL");
   }

@@ -1,10 +1,18 @@
-import { encodeBase64, equalBytes, isValidAddress, normalizeAddress } from "@svc/canonical";
+import {
+  bytesToHex,
+  encodeBase64,
+  equalBytes,
+  isValidAddress,
+  normalizeAddress,
+} from "@svc/canonical";
 import { CompactRange, leafHash, mapKey, SparseMerkleMap, verifyConsistency } from "@svc/merkle";
 import { KtVerifyError } from "./errors.js";
 import { decodeLeaf } from "./leaf.js";
+import { decodeLeafV2, isLeafV2 } from "./leaf-v2.js";
 import type { LogClient } from "./log-client.js";
 import { verifySthSignature } from "./signature.js";
 import { logIdOf, type SignedTreeHead } from "./sth.js";
+import { vrfIndex } from "./vrf-index.js";
 
 /** What a monitor reports: each verified tree head, then the watched addresses' changes in it. */
 export type KtMonitorEvent =
@@ -21,6 +29,10 @@ export type KtMonitorEvent =
       kind: "identity" | "tombstone";
       leafIndex: number;
       timestampMs: number;
+      /**
+       * The logged keys, base64: v1 leaves only. A v2 leaf (format 3) carries a commitment to
+       * them, not the keys, so its change has none (fetch the bundle to see them).
+       */
       identitySigningKey?: string;
       identityDHKey?: string;
     };
@@ -31,6 +43,12 @@ export interface KtMonitorOptions {
   logPublicKey: Uint8Array;
   /** Addresses whose key changes are reported (normalized here). */
   watch?: readonly string[];
+  /**
+   * The log's VRF public key (32 bytes), under which the watched addresses' VRF proofs are
+   * checked to find their v2 leaves. Without it, it is read from GET /v1/kt/log_id (the
+   * client's `logId()`) when a v2 leaf first comes with addresses to watch.
+   */
+  vrfPublicKey?: Uint8Array;
   onEvent: (event: KtMonitorEvent) => void;
 }
 
@@ -47,6 +65,10 @@ export interface KtMonitorFollowOptions {
  * Follows a log as an auditor: replays every leaf, checks that each new STH is signed, extends
  * the previous one (consistency proof), and has exactly the log root and index root of the leaves
  * served; reports the changes of watched addresses once the STH covering them checked out.
+ * The index root is format 3 (VRF index -> leaf hash of the latest v2 leaf, over v2 leaves only)
+ * for a tree holding a v2 leaf, else format 2 (SHA-256(address) -> latest v1 leaf). A watched
+ * address's v2 leaves are found by its VRF index, fetched once (GET /v1/kt/vrf/{address}) and
+ * verified under the VRF key (KT_BAD_PROOF if it does not verify).
  * Any failed check throws KtVerifyError (KT_FORK, KT_LOG_SHRANK, KT_BAD_SIGNATURE, ...), and every
  * later step throws it again: a log caught lying stays caught.
  */
@@ -57,7 +79,16 @@ export class KtMonitor {
   readonly #watch: ReadonlySet<string>;
   readonly #onEvent: (event: KtMonitorEvent) => void;
   readonly #range = new CompactRange();
+  /** Format 2: SHA-256(address) -> leaf hash of the address's latest v1 leaf. */
   readonly #index = new SparseMerkleMap();
+  /** Format 3: VRF index -> leaf hash of the latest v2 leaf of that index. */
+  readonly #privateIndex = new SparseMerkleMap();
+  #sawLeafV2 = false;
+  #vrfPublicKey: Uint8Array | undefined;
+  /** The watched addresses by VRF index (hex), once fetched and verified. */
+  #watchedIndexes: Map<string, string> | undefined;
+  /** Changes replayed but not yet reported: their STH has not checked out yet. */
+  #pending: KtMonitorEvent[] = [];
   #trusted: SignedTreeHead | undefined;
   #failure: KtVerifyError | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -82,6 +113,15 @@ export class KtMonitor {
     this.#logPublicKey = options.logPublicKey;
     this.#logId = logIdOf(options.logPublicKey);
     this.#watch = new Set((options.watch ?? []).map(watchedAddress));
+    if (options.vrfPublicKey !== undefined) {
+      if (!(options.vrfPublicKey instanceof Uint8Array)) {
+        throw new TypeError("options.vrfPublicKey must be a Uint8Array");
+      }
+      if (options.vrfPublicKey.length !== 32) {
+        throw new RangeError("options.vrfPublicKey must be 32 bytes");
+      }
+      this.#vrfPublicKey = options.vrfPublicKey.slice();
+    }
     this.#onEvent = options.onEvent;
   }
 
@@ -165,17 +205,18 @@ export class KtMonitor {
         );
       }
     }
-    const changes = await this.#replay(sth.treeSize);
+    await this.#replay(sth.treeSize);
     if (!equalBytes(this.#range.root(), sth.rootHash)) {
       throw new KtVerifyError(
         "KT_BAD_PROOF",
         `the leaves served do not hash to the root at size ${sth.treeSize}`,
       );
     }
-    if (!equalBytes(this.#index.root(), sth.indexRoot)) {
+    const indexRoot = this.#sawLeafV2 ? this.#privateIndex.root() : this.#index.root();
+    if (!equalBytes(indexRoot, sth.indexRoot)) {
       throw new KtVerifyError(
         "KT_BAD_PROOF",
-        `the leaves served do not give the indexRoot at size ${sth.treeSize}`,
+        `the leaves served do not give the format-${this.#sawLeafV2 ? 3 : 2} indexRoot at size ${sth.treeSize}`,
       );
     }
     this.#trusted = sth;
@@ -186,37 +227,110 @@ export class KtMonitor {
       rootHash: encodeBase64(sth.rootHash),
       indexRoot: encodeBase64(sth.indexRoot),
     });
+    const changes = this.#pending;
+    this.#pending = [];
     for (const change of changes) this.#onEvent(change);
     return sth;
   }
 
-  async #replay(treeSize: number): Promise<KtMonitorEvent[]> {
-    const changes: KtMonitorEvent[] = [];
+  /**
+   * Appends the leaves up to `treeSize` to the range and the maps, keeping the watched changes
+   * in `#pending`. A fetch that fails part-way leaves everything before it applied and pending:
+   * the next poll goes on from there.
+   */
+  async #replay(treeSize: number): Promise<void> {
     while (this.#range.size < treeSize) {
       const leaves = await this.#client.leaves(this.#range.size, treeSize);
+      if (this.#watch.size > 0 && leaves.some(isLeafV2)) await this.#resolveWatchedIndexes();
       for (const bytes of leaves) {
-        const leaf = decodeLeaf(bytes);
-        const hash = leafHash(bytes);
-        const leafIndex = this.#range.size;
-        this.#range.append(hash);
-        this.#index.set(mapKey(leaf.address), hash);
-        if (!this.#watch.has(leaf.address)) continue;
-        changes.push({
-          event: "change",
-          address: leaf.address,
-          kind: leaf.kind,
-          leafIndex,
-          timestampMs: leaf.timestampMs,
-          ...(leaf.kind === "identity"
-            ? {
-                identitySigningKey: encodeBase64(leaf.identitySigningKey),
-                identityDHKey: encodeBase64(leaf.identityDHKey),
-              }
-            : {}),
-        });
+        if (isLeafV2(bytes)) this.#replayLeafV2(bytes);
+        else this.#replayLeafV1(bytes);
       }
     }
-    return changes;
+  }
+
+  #replayLeafV2(bytes: Uint8Array): void {
+    const leaf = decodeLeafV2(bytes);
+    const hash = leafHash(bytes);
+    const leafIndex = this.#range.size;
+    this.#range.append(hash);
+    this.#privateIndex.set(leaf.index, hash);
+    this.#sawLeafV2 = true;
+    const address = this.#watchedIndexes?.get(bytesToHex(leaf.index));
+    if (address === undefined) return;
+    this.#pending.push({
+      event: "change",
+      address,
+      kind: leaf.kind,
+      leafIndex,
+      timestampMs: leaf.timestampMs,
+    });
+  }
+
+  #replayLeafV1(bytes: Uint8Array): void {
+    const leaf = decodeLeaf(bytes);
+    const hash = leafHash(bytes);
+    const leafIndex = this.#range.size;
+    this.#range.append(hash);
+    this.#index.set(mapKey(leaf.address), hash);
+    if (!this.#watch.has(leaf.address)) return;
+    this.#pending.push({
+      event: "change",
+      address: leaf.address,
+      kind: leaf.kind,
+      leafIndex,
+      timestampMs: leaf.timestampMs,
+      ...(leaf.kind === "identity"
+        ? {
+            identitySigningKey: encodeBase64(leaf.identitySigningKey),
+            identityDHKey: encodeBase64(leaf.identityDHKey),
+          }
+        : {}),
+    });
+  }
+
+  /**
+   * The watched addresses' VRF indexes, fetched once (GET /v1/kt/vrf/{address}) and each proof
+   * verified under the VRF key (the option, else GET /v1/kt/log_id's).
+   */
+  async #resolveWatchedIndexes(): Promise<void> {
+    if (this.#watchedIndexes !== undefined) return;
+    const client = this.#client;
+    if (typeof client.vrf !== "function") {
+      throw new TypeError("options.client needs vrf() to watch addresses in a format-3 log");
+    }
+    const vrfPublicKey = this.#vrfPublicKey ?? (await this.#logVrfPublicKey());
+    const indexes = new Map<string, string>();
+    for (const address of this.#watch) {
+      const answer = await client.vrf(address);
+      const index = vrfIndex(vrfPublicKey, answer.vrfProof, address);
+      if (index === undefined || !equalBytes(index, answer.index)) {
+        throw new KtVerifyError(
+          "KT_BAD_PROOF",
+          `the VRF proof of ${address} does not verify under the log's VRF key`,
+        );
+      }
+      indexes.set(bytesToHex(index), address);
+    }
+    this.#vrfPublicKey = vrfPublicKey;
+    this.#watchedIndexes = indexes;
+  }
+
+  async #logVrfPublicKey(): Promise<Uint8Array> {
+    if (typeof this.#client.logId !== "function") {
+      throw new TypeError("options.vrfPublicKey, or a client with logId(), is needed");
+    }
+    const id = await this.#client.logId();
+    if (!equalBytes(id.publicKey, this.#logPublicKey)) {
+      throw new KtVerifyError("KT_WRONG_LOG", "GET /v1/kt/log_id names another operator key");
+    }
+    if (id.vrfPublicKey === undefined) {
+      throw new KtVerifyError(
+        "KT_MALFORMED",
+        "the log has v2 leaves but GET /v1/kt/log_id names no vrfPublicKey",
+      );
+    }
+    return id.vrfPublicKey;
   }
 }
 
