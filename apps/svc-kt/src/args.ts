@@ -3,7 +3,8 @@ import { decodeBase64, isValidAddress, normalizeAddress } from "@svc/canonical";
 import { ED25519_TYPE, isValidKeyName, parseVerifierKey, type Verifier } from "@svc/signed-note";
 
 export const USAGE = `usage: svc-kt monitor --url <base-url> [--watch <address>]... [--interval <ms>] [--once]
-                      [--log-key <base64 operator public key>] [--json]
+                      [--log-key <base64 operator public key>] [--vrf-key <base64 VRF public key>]
+                      [--json]
        svc-kt witness --log <log verifier key> [--log <key>]... [--dir <dir>] [--name <name>]
                       [--port <port>] [--host <host>] [--print-key] [--json]
        svc-kt --help
@@ -12,7 +13,10 @@ monitor: follows the key-transparency log of a prekey server: checks every STH's
 it extends the previous one, and that the leaves served hash to its roots; prints one line per
 event ("sth" for each new verified tree head, "change" for each change of a watched address):
 text by default, one JSON object per line with --json.
-Without --log-key the operator key is taken from GET /v1/kt/log_id on first contact.
+Without --log-key the operator key is taken from GET /v1/kt/log_id on first contact; so is the
+VRF key (format-3 logs, whose v2 leaves name no address) without --vrf-key. A watched address's
+v2 leaves are found by its VRF index (GET /v1/kt/vrf/{address}, checked under the VRF key) and
+reported without keys: a v2 leaf only commits to them.
 
 witness: serves a C2SP tlog-witness (POST /add-checkpoint, GET /health) that cosigns the
 checkpoints of the logs given by --log (note verifier keys of type 0x01, named by the log's
@@ -37,6 +41,8 @@ export interface MonitorArgs {
   intervalMs: number;
   once: boolean;
   logKey: Uint8Array | undefined;
+  /** The log's VRF public key (--vrf-key); unset: read from GET /v1/kt/log_id. */
+  vrfKey: Uint8Array | undefined;
   json: boolean;
 }
 
@@ -75,6 +81,7 @@ export function parseKtArgs(
       interval: { type: "string" },
       once: { type: "boolean" },
       "log-key": { type: "string" },
+      "vrf-key": { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -102,6 +109,14 @@ export function parseKtArgs(
       throw new Error("--log-key must be the base64 of a 32-byte Ed25519 public key");
     }
   }
+  let vrfKey: Uint8Array | undefined;
+  if (values["vrf-key"] !== undefined) {
+    try {
+      vrfKey = decodeBase64(values["vrf-key"], 32);
+    } catch {
+      throw new Error("--vrf-key must be the base64 of a 32-byte VRF public key");
+    }
+  }
   return {
     command: "monitor",
     url: values.url,
@@ -109,6 +124,7 @@ export function parseKtArgs(
     intervalMs: Number(interval),
     once: values.once ?? false,
     logKey,
+    vrfKey,
     json: values.json ?? false,
   };
 }

@@ -36,6 +36,15 @@ describe("output", () => {
     expect(textOutput.event({ ...tombstone, timestampMs: 2 ** 53 - 1 })).toBe(
       "alice: deleted at leaf 2, 9007199254740991 ms",
     );
+    const identity = { ...tombstone, kind: "identity" } as const;
+    expect(textOutput.event(identity)).toBe(
+      "alice: new identity at leaf 2, 2025-11-22T02:53:20.000Z (a v2 leaf: it commits to the keys, see the bundle)",
+    );
+    expect(
+      textOutput.event({ ...identity, identitySigningKey: "c2s=", identityDHKey: "ZGg=" }),
+    ).toBe(
+      "alice: new identity at leaf 2, 2025-11-22T02:53:20.000Z: signing key c2s=, DH key ZGg=",
+    );
     expect(textOutput.problem("warning", error)).toBe(
       "svc-kt: warning: KT_FORK: two different STHs at size 3",
     );

@@ -20,9 +20,10 @@ export const textOutput: Output = {
       return `verified tree head: size ${event.treeSize}, signed ${time(event.timestampMs)}, root ${event.rootHash}, index root ${event.indexRoot}`;
     }
     const where = `at leaf ${event.leafIndex}, ${time(event.timestampMs)}`;
-    return event.kind === "identity"
-      ? `${event.address}: new identity ${where}: signing key ${event.identitySigningKey}, DH key ${event.identityDHKey}`
-      : `${event.address}: deleted ${where}`;
+    if (event.kind === "tombstone") return `${event.address}: deleted ${where}`;
+    return event.identitySigningKey === undefined
+      ? `${event.address}: new identity ${where} (a v2 leaf: it commits to the keys, see the bundle)`
+      : `${event.address}: new identity ${where}: signing key ${event.identitySigningKey}, DH key ${event.identityDHKey}`;
   },
   problem: (kind, error) => `svc-kt: ${kind}: ${error.code}: ${error.message}`,
 };

@@ -6,6 +6,7 @@ import { encodeBase64 } from "@svc/canonical";
 import { createTestStorage, until } from "@svc/db/testing";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { vrfPublicKey } from "@svc/vrf";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { USAGE } from "./args.js";
 import { EXIT, runKtCli } from "./run.js";
@@ -14,6 +15,8 @@ import { EXIT, runKtCli } from "./run.js";
 beforeAll(async () => (await createTestStorage({ migrations })).close());
 
 const SEED = new Uint8Array(32).fill(21);
+const VRF_SECRET_KEY = new Uint8Array(32).fill(22);
+const VRF_PUBLIC_KEY = encodeBase64(vrfPublicKey(VRF_SECRET_KEY));
 const closers: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
@@ -28,10 +31,15 @@ async function liveLog() {
     SVC_LOG_LEVEL: "silent",
     SVC_DATA_DIR: join(tmpdir(), `svc-kt-test-${process.pid}`),
     SVC_KT_SIGNING_KEY: encodeBase64(SEED),
+    SVC_KT_VRF_KEY: encodeBase64(VRF_SECRET_KEY),
   });
   const server = await startServer(config, { storage });
   closers.push(() => server.stop());
-  const log = await KtLog.open({ storage, signer: createSthSigner(SEED) });
+  const log = await KtLog.open({
+    storage,
+    signer: createSthSigner(SEED),
+    vrfSecretKey: VRF_SECRET_KEY,
+  });
   const register = (address: string, n: number) =>
     log.append({
       kind: "identity",
@@ -70,21 +78,42 @@ describe("svc-kt monitor", () => {
     expect(code).toBe(EXIT.ok);
     expect(out.stdout).toEqual([
       expect.objectContaining({ event: "sth", treeSize: 3 }),
-      expect.objectContaining({
+      {
         event: "change",
         address: "alice",
         kind: "identity",
         leafIndex: 0,
-        identitySigningKey: encodeBase64(new Uint8Array(32).fill(1)),
-      }),
-      expect.objectContaining({
+        timestampMs: expect.any(Number),
+      },
+      {
         event: "change",
         address: "alice",
         kind: "tombstone",
         leafIndex: 2,
-      }),
+        timestampMs: expect.any(Number),
+      },
     ]);
     expect(out.stderr).toEqual([]);
+  });
+
+  it("--vrf-key pins the VRF key: the log's own is accepted, another one fails the check", async () => {
+    const { server, register } = await liveLog();
+    await register("alice", 1);
+    const logKey = encodeBase64(createSthSigner(SEED).publicKey);
+    const run = async (vrfKey: string) => {
+      const out = output();
+      const args = ["monitor", "--url", server.url, "--watch", "alice", "--once", "--json"];
+      const code = await runKtCli([...args, "--log-key", logKey, "--vrf-key", vrfKey], out.io);
+      return { code, ...out };
+    };
+    const pinned = await run(VRF_PUBLIC_KEY);
+    expect(pinned.code).toBe(EXIT.ok);
+    expect(pinned.stdout.map((e) => e.event)).toEqual(["sth", "change"]);
+    const other = await run(encodeBase64(vrfPublicKey(new Uint8Array(32).fill(23))));
+    expect(other.code).toBe(EXIT.verification);
+    expect(other.stderr).toEqual([
+      expect.objectContaining({ event: "error", code: "KT_BAD_PROOF" }),
+    ]);
   });
 
   it("prints text lines without --json", async () => {
@@ -99,7 +128,7 @@ describe("svc-kt monitor", () => {
     expect(lines).toEqual([
       expect.stringMatching(/^verified tree head: size 1, signed \d{4}-\d\d-\d\dT.*Z, root /),
       expect.stringMatching(
-        `^alice: new identity at leaf 0, .*: signing key ${encodeBase64(new Uint8Array(32).fill(1))}`,
+        /^alice: new identity at leaf 0, .*Z \(a v2 leaf: it commits to the keys/,
       ),
     ]);
   });
@@ -233,6 +262,7 @@ describe("svc-kt monitor", () => {
       ["monitor", "--url", "http://x", "--interval", "5"],
       ["monitor", "--url", "http://x", "--watch", "a,b"],
       ["monitor", "--url", "http://x", "--log-key", "AAAA"],
+      ["monitor", "--url", "http://x", "--vrf-key", "AAAA"],
       ["monitor", "--url", "http://x", "--unknown"],
     ]) {
       const lines: string[] = [];

@@ -37,10 +37,20 @@ async function runMonitor(args: MonitorArgs, io: CliIo): Promise<number> {
   const output = args.json ? jsonOutput : textOutput;
   const client = httpLogClient(args.url, io.fetch);
   try {
+    // Without --log-key both keys come from GET /v1/kt/log_id now; with it, a VRF key not given
+    // is read from there by the monitor when a v2 leaf first needs it.
+    let logPublicKey = args.logKey;
+    let vrfPublicKey = args.vrfKey;
+    if (logPublicKey === undefined) {
+      const logId = await client.logId();
+      logPublicKey = logId.publicKey;
+      vrfPublicKey ??= logId.vrfPublicKey;
+    }
     const monitor = new KtMonitor({
       client,
-      logPublicKey: args.logKey ?? (await client.logPublicKey()),
+      logPublicKey,
       watch: args.watch,
+      ...(vrfPublicKey === undefined ? {} : { vrfPublicKey }),
       onEvent: (event) => io.stdout(output.event(event)),
     });
     if (args.once) await monitor.step();
