@@ -138,14 +138,17 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
         "packages/kt-verify/src/fixtures/witnessed-checkpoint.json",
       ),
     }),
-    // The proofs of kt-vectors.json (made by a real log) verify with WebCrypto, the trusted STH
-    // is kept in localStorage, and a tampered proof is refused. Under a 2-of-3 witness policy
-    // they verify with witnessed-checkpoint.json's note, within 3 ms for a first verifier (its
-    // STH, the checkpoint's signature and two cosignatures), and not with one cosignature less.
+    // The proofs of kt-vectors.json (made by a real log, format 3: v2 leaves keyed by VRF index)
+    // verify with WebCrypto under the log's pinned VRF key, the trusted STH is kept in
+    // localStorage, and a tampered proof, another address's VRF proof and the same proofs
+    // without the VRF key are refused. Under a 2-of-3 witness policy they verify with
+    // witnessed-checkpoint.json's note, within 3 ms for a first verifier (its STH, the
+    // checkpoint's signature and two cosignatures), and not with one cosignature less.
     async inPage(kt: typeof KtVerify, { spec, vectors, witnessed }) {
       const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
       const specSth = kt.parseSth(spec.sth.sth);
       const publicKey = b64(vectors.operator.publicKey);
+      const vrfPublicKey = b64(vectors.vrf.publicKey);
       const sths = vectors.sths.map((s) => kt.parseSth(s));
       const latest = sths[3] as KtVerify.SignedTreeHead;
       const client: KtVerify.LogClient = {
@@ -158,6 +161,7 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       localStorage.clear();
       const verifier = new kt.KtVerifier({
         logPublicKey: publicKey,
+        vrfPublicKey,
         client,
         store: kt.localStorageStore("svc-kt-sth"),
         now: () => latest.timestampMs + 1000,
@@ -177,8 +181,35 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       for (const [type, { address, ktProof }] of Object.entries(vectors.proofs)) {
         const claim = claims[type];
         if (claim === undefined) throw new Error(`no claim for the ${type} proof`);
-        verified.push((await verifier.verifyProof(address, ktProof, claim)).type);
+        const result = await verifier.verifyProof(address, ktProof, claim);
+        verified.push(`${result.type} ${result.format}`);
       }
+      const codeOf = async (work: Promise<unknown>) => {
+        try {
+          await work;
+          return "accepted";
+        } catch (error) {
+          return (error as { code: string }).code;
+        }
+      };
+      const bobIndex = kt.vrfIndex(
+        vrfPublicKey,
+        b64((vectors.changes[1] as { vrfProof: string }).vrfProof),
+        "bob@example.org:1",
+      );
+      const bobChange = vectors.changes[1] as { index: string };
+      const vrfIndexMatches =
+        bobIndex !== undefined && btoa(String.fromCharCode(...bobIndex)) === bobChange.index;
+      const otherAddressCode = await codeOf(
+        verifier.verifyProof("alice@example.org:1", vectors.proofs.inclusion?.ktProof, inclusion),
+      );
+      const withoutVrfKeyCode = await codeOf(
+        new kt.KtVerifier({ logPublicKey: publicKey, client }).verifyProof(
+          "bob@example.org:1",
+          vectors.proofs.inclusion?.ktProof,
+          inclusion,
+        ),
+      );
       const tampered = structuredClone(vectors.proofs.inclusion?.ktProof) as {
         body: { leafIndex: number };
       };
@@ -192,6 +223,7 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       const witnessedVerifier = () =>
         new kt.KtVerifier({
           logPublicKey: publicKey,
+          vrfPublicKey,
           client: { ...client, checkpoint: async () => witnessed.note },
           now: () => latest.timestampMs + 1000,
           witnessPolicy: witnessed.policy,
@@ -207,7 +239,8 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       for (const [type, { address, ktProof }] of Object.entries(vectors.proofs)) {
         const claim = claims[type] as KtVerify.KtClaim;
         const proof = withCheckpoint(ktProof, witnessed.note);
-        witnessedTypes.push((await policyVerifier.verifyProof(address, proof, claim)).type);
+        const result = await policyVerifier.verifyProof(address, proof, claim);
+        witnessedTypes.push(`${result.type} ${result.format}`);
       }
       const oneCosignature = witnessed.note.slice(0, witnessed.note.lastIndexOf("\u2014 "));
       let quorumCode = "accepted";
@@ -233,6 +266,9 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
         specSth: await kt.verifySthSignature(specSth, b64(spec.ktOperator.publicKey)),
         verified,
         tamperedCode,
+        vrfIndexMatches,
+        otherAddressCode,
+        withoutVrfKeyCode,
         webCrypto: await kt.webCryptoEd25519(),
         stored: JSON.parse(localStorage.getItem("svc-kt-sth") ?? "null")?.treeSize,
         witnessedTypes,
@@ -242,11 +278,14 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     },
     expected: () => ({
       specSth: true,
-      verified: ["inclusion", "tombstone", "absence"],
+      verified: ["inclusion 3", "tombstone 3", "absence 3"],
       tamperedCode: "KT_BAD_PROOF",
+      vrfIndexMatches: true,
+      otherAddressCode: "KT_BAD_PROOF",
+      withoutVrfKeyCode: "KT_MALFORMED",
       webCrypto: true,
       stored: 3,
-      witnessedTypes: ["inclusion", "tombstone", "absence"],
+      witnessedTypes: ["inclusion 3", "tombstone 3", "absence 3"],
       quorumCode: "KT_WITNESS_QUORUM",
       witnessedWithin3ms: true,
     }),
@@ -497,6 +536,8 @@ interface KtSpecSth {
 
 interface KtVectors {
   operator: { publicKey: string };
+  /** The log's VRF key (format 3). */
+  vrf: { publicKey: string };
   sths: KtVerify.SthJson[];
   consistency: { from: number; to: number; proof: string[] }[];
   changes: unknown[];
