@@ -47,6 +47,9 @@ export const WITNESS_RETRY_MS = 1_100;
  * Key transparency for bundles. The log key is pinned from GET /v1/kt/log_id on first use and
  * kept in the store with the last verified STH. Once pinned, a server that stops proving (no
  * ktProof, or KT switched off) is refused even with kt "auto": KT cannot be downgraded away.
+ * The log's VRF key (a private index, format 3) is pinned with it when log_id names one, or, for
+ * a pin made without one, when a bundle first comes with a format-3 proof; once pinned, format-2
+ * proofs are refused (the verifier's rule), so the private index cannot be downgraded away either.
  */
 export class KtCheck {
   readonly #options: KtCheckOptions;
@@ -89,8 +92,11 @@ export class KtCheck {
     bundle: ApiAnswer<"keysBundle">,
     options: { force?: boolean } = {},
   ): Promise<KtEvidence | undefined> {
-    const verifier = await this.verifier(options.force === true);
+    let verifier = await this.verifier(options.force === true);
     if (verifier === undefined) return undefined;
+    if (verifier.vrfPublicKey === undefined && carriesVrfProof(bundle)) {
+      verifier = await this.#pinVrfKey(verifier);
+    }
     try {
       const verified = await verifier.verifyBundle(address, bundle);
       return { treeSize: verified.sth.treeSize, leafIndex: verified.leafIndex ?? 0 };
@@ -111,28 +117,64 @@ export class KtCheck {
     let pinned = pin.get();
     if (pinned === null) {
       if (mode === "off" && !force) return undefined;
-      const logPublicKey = await this.#logPublicKey(force || mode === "require");
-      if (logPublicKey === undefined) return undefined;
-      pinned = { logPublicKey: encodeBase64(logPublicKey), trustedSth: null };
+      const logId = await this.#logId(force || mode === "require");
+      if (logId === undefined) return undefined;
+      pinned = {
+        logPublicKey: encodeBase64(logId.publicKey),
+        ...(logId.vrfPublicKey ? { vrfPublicKey: encodeBase64(logId.vrfPublicKey) } : {}),
+        trustedSth: null,
+      };
       await pin.set(pinned);
     } else if (mode === "off" && !force) {
       return undefined;
     }
-    this.#verifier = new KtVerifier({
+    this.#verifier = this.#verifierFor(pinned);
+    return this.#verifier;
+  }
+
+  #verifierFor(pinned: KtPin): KtVerifier {
+    return new KtVerifier({
       logPublicKey: decodeBase64(pinned.logPublicKey, 32),
+      ...(pinned.vrfPublicKey ? { vrfPublicKey: decodeBase64(pinned.vrfPublicKey, 32) } : {}),
       baseUrl: this.#options.server,
       fetch: (url) => this.#options.fetch(url),
       store: this.#trustedSthStore(),
       now: this.#options.now,
       ...(this.#options.witnessPolicy ? { witnessPolicy: this.#options.witnessPolicy } : {}),
     });
+  }
+
+  /**
+   * A pin without a VRF key met a format-3 proof: reads log_id again and, if it names the pinned
+   * log key and a VRF key, pins that VRF key and verifies with it from now on. Another log key is
+   * KT_VERIFICATION_FAILED; no VRF key leaves the verifier as it is (the proof is then refused).
+   */
+  async #pinVrfKey(current: KtVerifier): Promise<KtVerifier> {
+    const { pin } = this.#options;
+    const logId = await this.#logId(true);
+    // Read after the fetch: a verification meanwhile may have moved the trusted STH on.
+    const pinned = pin.get();
+    if (pinned === null || logId === undefined) return current;
+    if (encodeBase64(logId.publicKey) !== pinned.logPublicKey) {
+      throw new ClientError(
+        "KT_VERIFICATION_FAILED",
+        "GET /v1/kt/log_id names another log key than the pinned one",
+      );
+    }
+    if (logId.vrfPublicKey === undefined) return current;
+    const next: KtPin = { ...pinned, vrfPublicKey: encodeBase64(logId.vrfPublicKey) };
+    await pin.set(next);
+    this.#verifier = this.#verifierFor(next);
     return this.#verifier;
   }
 
-  async #logPublicKey(required: boolean): Promise<Uint8Array | undefined> {
+  /** GET /v1/kt/log_id, checked: undefined when the server has no KT and it is not required. */
+  async #logId(
+    required: boolean,
+  ): Promise<{ publicKey: Uint8Array; vrfPublicKey?: Uint8Array } | undefined> {
     if (this.#absent && !required) return undefined;
     try {
-      const { logId, publicKey } = await this.#options.api.ktLogId();
+      const { logId, publicKey, vrfPublicKey } = await this.#options.api.ktLogId();
       const key = decodeKeyOrNull(publicKey);
       if (key === null || encodeBase64(logIdOf(key)) !== logId) {
         throw new ClientError(
@@ -140,7 +182,12 @@ export class KtCheck {
           "GET /v1/kt/log_id: logId is not SHA-256 of publicKey",
         );
       }
-      return key;
+      if (vrfPublicKey === undefined) return { publicKey: key };
+      const vrfKey = decodeKeyOrNull(vrfPublicKey);
+      if (vrfKey === null) {
+        throw new ClientError("BAD_RESPONSE", "GET /v1/kt/log_id: vrfPublicKey is not 32 bytes");
+      }
+      return { publicKey: key, vrfPublicKey: vrfKey };
     } catch (error) {
       if (!(error instanceof SvcError) || error.status !== 404) throw error;
       this.#absent = true;
@@ -171,6 +218,12 @@ function awaitingCosignatures(error: unknown, bundle: ApiAnswer<"keysBundle">): 
     cause.code === "KT_WITNESS_QUORUM" &&
     typeof (bundle.ktProof as { checkpoint?: unknown } | undefined)?.checkpoint === "string"
   );
+}
+
+/** Whether a bundle answer's ktProof is format 3 (its body carries a VRF proof). */
+function carriesVrfProof(bundle: ApiAnswer<"keysBundle">): boolean {
+  const body = (bundle.ktProof as { body?: { vrfProof?: unknown } } | undefined)?.body;
+  return typeof body?.vrfProof === "string";
 }
 
 function decodeKeyOrNull(text: string): Uint8Array | null {

@@ -62,6 +62,12 @@ export interface UnackedMessage {
 /** Pinned on first use from GET /v1/kt/log_id; once pinned, every bundle must prove its keys. */
 export interface KtPin {
   logPublicKey: string;
+  /**
+   * The log's VRF public key (base64), pinned with the log key when the server has a private
+   * index (format 3); from then on only format-3 proofs are accepted. Absent from states pinned
+   * before (or against a log without one): learnt and pinned when a format-3 proof first comes.
+   */
+  vrfPublicKey?: string;
   trustedSth: SthJson | null;
 }
 
@@ -95,7 +101,14 @@ const StoredStateSchema = v.object({
   nextOneTimePreKeyId: count,
   sessions: v.record(v.string(), v.array(base64)),
   peers: v.record(v.string(), v.object({ identitySigningKey: base64, identityDHKey: base64 })),
-  kt: v.nullable(v.object({ logPublicKey: base64, trustedSth: v.nullable(Sth) })),
+  kt: v.nullable(
+    v.object({
+      logPublicKey: base64,
+      // Optional: states written before KT's private index have none, and still load.
+      vrfPublicKey: v.optional(base64),
+      trustedSth: v.nullable(Sth),
+    }),
+  ),
   cursor: count,
   unacked: v.record(
     v.string(),
