@@ -35,6 +35,8 @@ export interface Config {
   kt: {
     enabled: boolean;
     signingKey: string | undefined;
+    /** Base64 of the VRF secret key; undefined: generated into the data directory. */
+    vrfKey: string | undefined;
     /** The checkpoints' origin; undefined: derived from the logId. */
     origin: string | undefined;
     witnesses: KtWitnessConfig[];
@@ -75,6 +77,12 @@ const EnvSchema = v.object({
     v.pipe(
       v.string(),
       v.regex(/^[A-Za-z0-9+/]{43}=$/, "must be the base64 of a 32-byte Ed25519 seed"),
+    ),
+  ),
+  SVC_KT_VRF_KEY: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Za-z0-9+/]{43}=$/, "must be the base64 of a 32-byte VRF secret key"),
     ),
   ),
   SVC_KT_ORIGIN: v.optional(
@@ -139,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     kt: {
       enabled: e.SVC_KT,
       signingKey: e.SVC_KT_SIGNING_KEY,
+      vrfKey: e.SVC_KT_VRF_KEY,
       origin: e.SVC_KT_ORIGIN,
       witnesses: witnesses.witnesses,
       witnessTimeoutMs: e.SVC_KT_WITNESS_TIMEOUT_MS,

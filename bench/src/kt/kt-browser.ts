@@ -6,17 +6,19 @@ import {
   portablePackages,
 } from "@svc/browser-harness";
 import { encodeBase64 } from "@svc/canonical";
-import { type KtClaim, type KtProof, ktProofToJson } from "@svc/kt-verify";
+import type { KtClaim } from "@svc/kt-verify";
+import type { WitnessedProof } from "./kt.js";
 
 /**
- * Verifies one bundle proof (STH signature, log inclusion, index map proof) in a loop inside
- * headless Chromium, loading the same ESM bundle a page would. Undefined without Chromium.
+ * Verifies one full bundle proof (STH signature, a checkpoint cosigned by 2 of 3 policy
+ * witnesses, the VRF proof, log inclusion, index map proof) in a loop inside headless Chromium,
+ * each time with a new KtVerifier (nothing cached), loading the ESM bundle a page would.
+ * Undefined without Chromium.
  */
 export async function chromiumVerificationsPerSecond(
-  proof: KtProof,
+  witnessed: WitnessedProof,
   claim: Extract<KtClaim, { type: "inclusion" }>,
   address: string,
-  logPublicKey: Uint8Array,
   durationMs: number,
 ): Promise<{ opsPerSec: number; msPerProof: number } | undefined> {
   if (chromiumMissing() !== undefined) return undefined;
@@ -30,26 +32,38 @@ export async function chromiumVerificationsPerSecond(
     });
     const input = {
       bundleUrl: `${PAGE_ORIGIN}/kt-verify.browser.js`,
-      proof: ktProofToJson(proof),
+      proof: witnessed.proof,
+      policy: witnessed.policy,
       address,
       signingKey: encodeBase64(claim.identitySigningKey),
       dhKey: encodeBase64(claim.identityDHKey),
-      publicKey: encodeBase64(logPublicKey),
+      publicKey: encodeBase64(witnessed.logPublicKey),
+      vrfPublicKey: encodeBase64(witnessed.vrfPublicKey),
       durationMs,
     };
     const count = await page.evaluate(async (args) => {
       const kt: typeof import("@svc/kt-verify") = await import(args.bundleUrl);
       const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
-      const proof = kt.parseKtProof(args.proof);
       const claim = {
         type: "inclusion" as const,
         identitySigningKey: b64(args.signingKey),
         identityDHKey: b64(args.dhKey),
       };
-      const publicKey = b64(args.publicKey);
+      const logPublicKey = b64(args.publicKey);
+      const sth = kt.parseKtProof(args.proof).sth;
       const once = async () => {
-        await kt.verifySthSignature(proof.sth, publicKey);
-        kt.verifyKtProofBody(args.address, proof, claim);
+        const verifier = new kt.KtVerifier({
+          logPublicKey,
+          vrfPublicKey: b64(args.vrfPublicKey),
+          witnessPolicy: args.policy,
+          client: {
+            logPublicKey: async () => logPublicKey,
+            sth: async () => sth,
+            consistency: async () => [],
+            leaves: async () => [],
+          },
+        });
+        await verifier.verifyProof(args.address, args.proof, claim);
       };
       for (let i = 0; i < 20; i++) await once();
       let n = 0;

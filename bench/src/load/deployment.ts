@@ -42,6 +42,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     SVC_RATE_LIMIT: "off",
     SVC_KT: "on",
     SVC_KT_SIGNING_KEY: ktSigningKey,
+    SVC_KT_VRF_KEY: randomBytes(32).toString("base64"),
     SVC_INBOX: "on",
     ...(database ? { DATABASE_URL: database.url } : {}),
   };

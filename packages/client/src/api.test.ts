@@ -105,6 +105,7 @@ describe("SvcApi", () => {
     );
     const sth = await api.ktSth();
     await api.ktSthAt(1);
+    await api.ktVrf("alice:1");
     await api.ktConsistency({ from: 1, to: sth.treeSize });
     await api.ktLeaves({ start: 0 });
     const bytes = Uint8Array.of(2, 1, 2, 3, 4);

@@ -68,6 +68,7 @@ export interface SvcApi {
     query: { start: number; end?: number },
     options?: CallOptions,
   ): Promise<ApiAnswer<"ktLeaves">>;
+  ktVrf(address: string, options?: CallOptions): Promise<ApiAnswer<"ktVrf">>;
   inboxRegister(
     fields: ApiFields<"inboxRegister">,
     key: SigningKey,
@@ -184,6 +185,7 @@ export function createApi(options: ApiOptions): SvcApi {
     ktSthAt: (treeSize, call) => get("ktSthAt", `/v1/kt/sth/${treeSize}`, undefined, call),
     ktConsistency: (query, call) => get("ktConsistency", "/v1/kt/consistency", query, call),
     ktLeaves: (query, call) => get("ktLeaves", "/v1/kt/leaves", query, call),
+    ktVrf: (address, call) => get("ktVrf", `/v1/kt/vrf/${segment(address)}`, undefined, call),
     inboxRegister: (fields, key, call) =>
       write("inboxRegister", "/v1/inbox/register", fields, key, call),
     inboxUnregister: (address, key, call) =>

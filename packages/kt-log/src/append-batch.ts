@@ -1,10 +1,9 @@
 import type { Database } from "@svc/db";
-import { encodeLeaf, type KtLeaf, type SignedTreeHead } from "@svc/kt-verify";
+import { encodeLeafV2, type KtLeaf, leafCommitment, type SignedTreeHead } from "@svc/kt-verify";
 import {
   CompactRange,
   leafHash,
   type MapRow,
-  mapKey,
   mapNodeKey,
   planMapUpdate,
   rootNodes,
@@ -21,11 +20,15 @@ import {
   writeAppendRows,
 } from "./log-store.js";
 import type { SthSigner } from "./signer.js";
+import type { AddressIndex } from "./vrf-indexes.js";
 
 /** An identity change to log: a leaf without its timestamp (the log stamps it). */
 export type KtChange =
   | Omit<Extract<KtLeaf, { kind: "identity" }>, "timestampMs">
   | Omit<Extract<KtLeaf, { kind: "tombstone" }>, "timestampMs">;
+
+/** A change with its address's VRF index, as the batch appends it. */
+export type IndexedChange = KtChange & { vrf: AddressIndex };
 
 export interface Appended {
   leafIndex: number;
@@ -40,23 +43,24 @@ export interface RightEdge {
 }
 
 /**
- * Appends `changes` in one transaction under the sequencer lock: one leaf, one STH (signed for its
- * own size) and the index-map update per change, all written in one statement. Returns the
- * results in order and the new right edge.
+ * Appends `changes` in one transaction under the sequencer lock: one v2 leaf (a fresh opening for
+ * its commitment), one STH (signed for its own size) and the index-map update per change, all
+ * written in one statement. Returns the results in order and the new right edge.
  */
 export async function appendBatch(
   db: Database,
   signer: SthSigner,
-  changes: readonly KtChange[],
+  changes: readonly IndexedChange[],
   timestamp: number,
   edge: RightEdge | undefined,
+  newOpening: () => Uint8Array = randomOpening,
 ): Promise<{ appended: Appended[]; edge: RightEdge }> {
   return db.transaction(async (tx) => {
     await lockSequencer(tx);
     const latest = await readSth(tx, signer.logId);
     if (latest === undefined) throw new Error("the KT log is not initialized");
     const range = await rightEdge(tx, latest.treeSize, edge);
-    const keys = changes.map((change) => mapKey(change.address));
+    const keys = changes.map((change) => change.vrf.index);
     const mapRows = await readRowsFor(
       keys,
       shallowDepth(latest.treeSize + changes.length),
@@ -64,14 +68,26 @@ export async function appendBatch(
     );
     const timestampMs = Math.max(timestamp, latest.timestampMs);
 
-    const rows: AppendRows = { leaves: [], subtrees: [], mapRows: [], sths: [] };
+    const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
     const written = new Map<string, MapRow>();
     const appended: Appended[] = [];
     for (const [i, change] of changes.entries()) {
-      const leaf = encodeLeaf({ ...change, timestampMs } as KtLeaf);
+      const opening = newOpening();
+      const commitment = leafCommitment(
+        opening,
+        change.address,
+        change.kind === "identity" ? change : undefined,
+      );
+      const leaf = encodeLeafV2({
+        kind: change.kind,
+        index: change.vrf.index,
+        commitment,
+        timestampMs,
+      });
       const hash = leafHash(leaf);
       const leafIndex = range.size;
-      rows.leaves.push({ leafIndex, address: change.address, leaf });
+      rows.leaves.push({ leafIndex, address: change.address, leaf, opening });
+      rows.vrf.push({ address: change.address, ...change.vrf });
       rows.subtrees.push(...range.append(hash));
       const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
       for (const row of writes) {
@@ -92,6 +108,11 @@ export async function appendBatch(
     await writeAppendRows(tx, rows);
     return { appended, edge: { size: range.size, nodes: range.nodes() } };
   });
+}
+
+/** A fresh 32-byte commitment opening. */
+export function randomOpening(): Uint8Array {
+  return crypto.getRandomValues(new Uint8Array(32));
 }
 
 async function rightEdge(

@@ -2,7 +2,7 @@ import { portableEd25519 } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, createTestStorage, hasTestPostgres } from "@svc/db/testing";
 import {
-  decodeLeaf,
+  decodeLeafV2,
   type KtClaim,
   type SignedTreeHead,
   sthMessage,
@@ -13,17 +13,17 @@ import {
   emptyRoot,
   leafHash,
   MemoryTree,
-  mapKey,
   SparseMerkleMap,
   verifyConsistency,
 } from "@svc/merkle";
+import { vrfPublicKey } from "@svc/vrf";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KtLogError } from "./errors.js";
 import { KtLog } from "./kt-log.js";
 import { ktLeaves, ktLog, ktLogMigrations } from "./schema.js";
 import { createSthSigner } from "./signer.js";
-import { identityChange, key32 } from "./test-support/keys.js";
+import { identityChange, indexFor, key32, vrfSecretKey } from "./test-support/keys.js";
 
 const migrations = [ktLogMigrations];
 
@@ -51,7 +51,7 @@ function addressesSharingBits(bits: number): [string, string] {
   const seen = new Map<number, string>();
   for (let i = 0; ; i++) {
     const address = `deep${i}`;
-    const key = mapKey(address);
+    const key = indexFor(address);
     const prefix = ((key[0] as number) << 16) | ((key[1] as number) << 8) | (key[2] as number);
     const bucket = prefix >>> (24 - bits);
     const other = seen.get(bucket);
@@ -70,6 +70,7 @@ describe("KtLog", () => {
   it("starts with a signed STH at size 0 over the empty tree and map", async () => {
     const published: number[] = [];
     const log = await KtLog.open({
+      vrfSecretKey,
       storage: await storage(),
       signer,
       now: () => 1000,
@@ -88,7 +89,7 @@ describe("KtLog", () => {
   it("signs an STH per change whose roots are the reference log's and map's", async () => {
     const db = await storage();
     let clock = 5000;
-    const log = await KtLog.open({ storage: db, signer, now: () => clock++ });
+    const log = await KtLog.open({ vrfSecretKey, storage: db, signer, now: () => clock++ });
     const tree = new MemoryTree();
     const map = new SparseMerkleMap();
     const changes = [
@@ -103,7 +104,8 @@ describe("KtLog", () => {
       expect(leafIndex).toBe(i);
       const leaf = (await log.leaves(i, i + 1)).leaves[0] as Uint8Array;
       tree.append(leaf);
-      map.set(mapKey(change.address), leafHash(leaf));
+      expect(decodeLeafV2(leaf).index).toEqual(indexFor(change.address));
+      map.set(decodeLeafV2(leaf).index, leafHash(leaf));
       expect(sth.treeSize).toBe(i + 1);
       expect(sth.rootHash).toEqual(tree.root());
       expect(sth.indexRoot).toEqual(map.root());
@@ -117,25 +119,33 @@ describe("KtLog", () => {
   });
 
   it("proves the latest leaf of each address: inclusion, tombstone and absence", async () => {
-    const log = await KtLog.open({ storage: await storage(), signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
     await log.append(identityChange("alice", 1));
     await log.append(identityChange("bob", 3));
     await log.append({ kind: "tombstone", address: "alice" });
     const bob = await log.proofFor("bob");
     expect(bob.body.type).toBe("inclusion");
-    expect(verifyKtProofBody("bob", bob, live(3))).toMatchObject({ leafIndex: 1 });
+    expect(verifyKtProofBody("bob", bob, live(3), vrfPublicKey(vrfSecretKey))).toMatchObject({
+      leafIndex: 1,
+    });
     const alice = await log.proofFor("alice");
-    expect(verifyKtProofBody("alice", alice, { type: "tombstone" })).toMatchObject({
+    expect(
+      verifyKtProofBody("alice", alice, { type: "tombstone" }, vrfPublicKey(vrfSecretKey)),
+    ).toMatchObject({
       leafIndex: 2,
     });
     const carol = await log.proofFor("carol");
-    expect(verifyKtProofBody("carol", carol, { type: "absence" }).type).toBe("absence");
-    expect(() => verifyKtProofBody("bob", bob, live(4))).toThrow(/not the logged ones/);
+    expect(
+      verifyKtProofBody("carol", carol, { type: "absence" }, vrfPublicKey(vrfSecretKey)).type,
+    ).toBe("absence");
+    expect(() => verifyKtProofBody("bob", bob, live(4), vrfPublicKey(vrfSecretKey))).toThrow(
+      /not the logged ones/,
+    );
     for (const proof of [bob, alice, carol]) expect(proof.sth.treeSize).toBe(3);
   });
 
   it("answers consistency proofs between every pair of sizes", async () => {
-    const log = await KtLog.open({ storage: await storage(), signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
     for (let i = 0; i < 9; i++) await log.append(identityChange(`u${i}`, i));
     const sths = await Promise.all(Array.from({ length: 10 }, (_, n) => log.sthAt(n)));
     for (let from = 0; from <= 9; from++) {
@@ -154,7 +164,12 @@ describe("KtLog", () => {
   });
 
   it("pages leaves and refuses ranges past the log", async () => {
-    const log = await KtLog.open({ storage: await storage(), signer, leavesPerRead: 4 });
+    const log = await KtLog.open({
+      vrfSecretKey,
+      storage: await storage(),
+      signer,
+      leavesPerRead: 4,
+    });
     await Promise.all(Array.from({ length: 10 }, (_, i) => log.append(identityChange(`p${i}`, i))));
     const first = await log.leaves(0);
     expect(first.leaves).toHaveLength(4);
@@ -171,7 +186,7 @@ describe("KtLog", () => {
   });
 
   it("gives concurrent appends distinct sizes, each with its own STH", async () => {
-    const log = await KtLog.open({ storage: await storage(), signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => log.append(identityChange(`c${i % 25}`, i))),
     );
@@ -187,13 +202,18 @@ describe("KtLog", () => {
       const proof = await log.proofFor(`c${i}`);
       const last = results.filter((_, j) => j % 25 === i).at(-1);
       expect(proof.body).toMatchObject({ type: "inclusion", leafIndex: last?.leafIndex });
-      verifyKtProofBody(`c${i}`, proof, live(last?.leafIndex as number));
+      verifyKtProofBody(
+        `c${i}`,
+        proof,
+        live(last?.leafIndex as number),
+        vrfPublicKey(vrfSecretKey),
+      );
       expect(proof.sth).toEqual(latest);
     }
   });
 
   it("proves many addresses at once while the log grows, each proof under its own STH", async () => {
-    const log = await KtLog.open({ storage: await storage(), signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
     for (let i = 0; i < 10; i++) await log.append(identityChange(`p${i}`, i));
     await log.append({ kind: "tombstone", address: "p3" });
     const asked = Array.from({ length: 60 }, (_, i) => `p${i % 14}`);
@@ -211,7 +231,9 @@ describe("KtLog", () => {
           : n < 10 || (n === 12 && size === 12)
             ? live(n)
             : { type: "absence" };
-      expect(verifyKtProofBody(`p${n}`, proof, claim).type).toBe(claim.type);
+      expect(verifyKtProofBody(`p${n}`, proof, claim, vrfPublicKey(vrfSecretKey)).type).toBe(
+        claim.type,
+      );
     }
     // Asked after the append answered, every proof shows it.
     expect((await log.proofFor("p12")).body).toMatchObject({ type: "inclusion", leafIndex: 11 });
@@ -219,29 +241,33 @@ describe("KtLog", () => {
 
   it("proves and updates addresses whose map paths run deeper than the first read", async () => {
     const pair = addressesSharingBits(16);
-    const log = await KtLog.open({ storage: await storage(), signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
     const addresses = [...pair, "x1", "x2", "x3"];
     for (const [i, address] of addresses.entries()) await log.append(identityChange(address, i));
     const proofs = await Promise.all(addresses.map((address) => log.proofFor(address)));
     for (const [i, proof] of proofs.entries()) {
-      expect(verifyKtProofBody(addresses[i] as string, proof, live(i)).type).toBe("inclusion");
+      expect(
+        verifyKtProofBody(addresses[i] as string, proof, live(i), vrfPublicKey(vrfSecretKey)).type,
+      ).toBe("inclusion");
     }
     expect(proofs[0]?.body.indexProof.depth).toBeGreaterThan(16);
     await log.append({ kind: "tombstone", address: pair[1] });
     const tombstone = await log.proofFor(pair[1]);
-    expect(verifyKtProofBody(pair[1], tombstone, { type: "tombstone" }).type).toBe("tombstone");
+    expect(
+      verifyKtProofBody(pair[1], tombstone, { type: "tombstone" }, vrfPublicKey(vrfSecretKey)).type,
+    ).toBe("tombstone");
     const map = new SparseMerkleMap();
     for (const leaf of (await log.leaves(0)).leaves) {
-      map.set(mapKey(decodeLeaf(leaf).address), leafHash(leaf));
+      map.set(decodeLeafV2(leaf).index, leafHash(leaf));
     }
     expect((await log.latestSth()).indexRoot).toEqual(map.root());
   });
 
   it("survives a restart and refuses a database signed by another key", async () => {
     const db = await storage();
-    const first = await KtLog.open({ storage: db, signer });
+    const first = await KtLog.open({ vrfSecretKey, storage: db, signer });
     await first.append(identityChange("alice", 1));
-    const reopened = await KtLog.open({ storage: db, signer });
+    const reopened = await KtLog.open({ vrfSecretKey, storage: db, signer });
     expect((await reopened.latestSth()).treeSize).toBe(1);
     await reopened.append(identityChange("bob", 3));
     // The first instance's cached right edge is stale now; it must notice.
@@ -250,23 +276,30 @@ describe("KtLog", () => {
     const tree = new MemoryTree();
     for (const leaf of (await first.leaves(0)).leaves) tree.append(leaf);
     expect(sth.rootHash).toEqual(tree.root());
-    await expect(KtLog.open({ storage: db, signer: createSthSigner(key32(43)) })).rejects.toThrow(
-      /another signing key/,
-    );
+    await expect(
+      KtLog.open({ vrfSecretKey, storage: db, signer: createSthSigner(key32(43)) }),
+    ).rejects.toThrow(/another signing key/);
   });
 
   it("refuses a log whose index map an earlier build hashed another way", async () => {
     const db = await storage();
-    await (await KtLog.open({ storage: db, signer })).append(identityChange("alice", 1));
+    await (await KtLog.open({ vrfSecretKey, storage: db, signer })).append(
+      identityChange("alice", 1),
+    );
     await db.db.update(ktLog).set({ indexMapFormat: 1 });
-    await expect(KtLog.open({ storage: db, signer })).rejects.toThrow(
-      /index map in format 1 .* this build writes format 2/,
+    await expect(KtLog.open({ vrfSecretKey, storage: db, signer })).rejects.toThrow(
+      /index map in format 1 .* this build writes format 3/,
     );
   });
 
   it("proves under the latest STH whether or not the proof was made before", async () => {
     let clock = 10_000;
-    const log = await KtLog.open({ storage: await storage(), signer, now: () => clock });
+    const log = await KtLog.open({
+      vrfSecretKey,
+      storage: await storage(),
+      signer,
+      now: () => clock,
+    });
     await log.append(identityChange("alice", 1));
     const first = await log.proofFor("alice");
     clock += 5_000;
@@ -274,11 +307,15 @@ describe("KtLog", () => {
     const again = await log.proofFor("alice");
     expect(again.sth).toEqual(refreshed);
     expect(again.body).toEqual(first.body);
-    expect(verifyKtProofBody("alice", again, live(1))).toMatchObject({ leafIndex: 0 });
+    expect(verifyKtProofBody("alice", again, live(1), vrfPublicKey(vrfSecretKey))).toMatchObject({
+      leafIndex: 0,
+    });
     await log.append(identityChange("bob", 3));
     const grown = await log.proofFor("alice");
     expect(grown.sth.treeSize).toBe(2);
-    expect(verifyKtProofBody("alice", grown, live(1))).toMatchObject({ leafIndex: 0 });
+    expect(verifyKtProofBody("alice", grown, live(1), vrfPublicKey(vrfSecretKey))).toMatchObject({
+      leafIndex: 0,
+    });
     await log.append({ kind: "tombstone", address: "alice" });
     expect((await log.proofFor("alice")).body.type).toBe("tombstone");
   });
@@ -287,6 +324,7 @@ describe("KtLog", () => {
     let clock = 10_000;
     const published: number[] = [];
     const log = await KtLog.open({
+      vrfSecretKey,
       storage: await storage(),
       signer,
       now: () => clock,
@@ -304,7 +342,7 @@ describe("KtLog", () => {
   });
 
   it("refuses an invalid change alone, without failing the changes batched with it", async () => {
-    const log = await KtLog.open({ storage: await storage(), signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
     const results = await Promise.allSettled([
       log.append(identityChange("alice", 1)),
       log.append({ kind: "tombstone", address: "bad,address" }),
@@ -322,7 +360,7 @@ describe("KtLog", () => {
 
   it("fails a batch the database refuses, and recovers", async () => {
     const db = await storage();
-    const log = await KtLog.open({ storage: db, signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: db, signer });
     await log.append(identityChange("alice", 1));
     // Another writer takes the next leaf index behind the log's back: the batch must not commit.
     await db.db
@@ -336,10 +374,12 @@ describe("KtLog", () => {
 
   it("refuses a bad maxBatch or leavesPerRead", async () => {
     const db = await storage();
-    await expect(KtLog.open({ storage: db, signer, maxBatch: 0 })).rejects.toThrow(RangeError);
-    await expect(KtLog.open({ storage: db, signer, leavesPerRead: 1.5 })).rejects.toThrow(
+    await expect(KtLog.open({ vrfSecretKey, storage: db, signer, maxBatch: 0 })).rejects.toThrow(
       RangeError,
     );
+    await expect(
+      KtLog.open({ vrfSecretKey, storage: db, signer, leavesPerRead: 1.5 }),
+    ).rejects.toThrow(RangeError);
   });
 });
 
@@ -354,8 +394,8 @@ describe.runIf(hasTestPostgres())("KtLog on PostgreSQL with two instances", () =
       await database.drop();
     });
     const [logA, logB] = await Promise.all([
-      KtLog.open({ storage: a, signer }),
-      KtLog.open({ storage: b, signer }),
+      KtLog.open({ vrfSecretKey, storage: a, signer }),
+      KtLog.open({ vrfSecretKey, storage: b, signer }),
     ]);
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) =>
@@ -369,8 +409,8 @@ describe.runIf(hasTestPostgres())("KtLog on PostgreSQL with two instances", () =
     const latest = await logB.latestSth();
     expect(latest.treeSize).toBe(60);
     expect(latest.rootHash).toEqual(tree.root());
-    for (const [i, leaf] of (await logB.leaves(0)).leaves.entries()) {
-      map.set(mapKey(`m${results.findIndex((r) => r.leafIndex === i)}`), leafHash(leaf));
+    for (const leaf of (await logB.leaves(0)).leaves) {
+      map.set(decodeLeafV2(leaf).index, leafHash(leaf));
     }
     expect(latest.indexRoot).toEqual(map.root());
   });

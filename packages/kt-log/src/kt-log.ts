@@ -2,9 +2,9 @@ import { equalBytes } from "@svc/canonical";
 import { createBatcher, type Storage } from "@svc/db";
 import {
   defaultOrigin,
-  encodeLeaf,
-  type KtLeaf,
   type KtProof,
+  type KtProofBody,
+  leafCommitment,
   type SignedTreeHead,
 } from "@svc/kt-verify";
 import {
@@ -14,13 +14,18 @@ import {
   emptyRoot,
   inclusionProofPlan,
   type MapRows,
-  mapKey,
   mapProofFromRows,
   mapRowCoords,
   proofPlanNodes,
 } from "@svc/merkle";
 import { isValidKeyName } from "@svc/signed-note";
-import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
+import {
+  type Appended,
+  appendBatch,
+  type IndexedChange,
+  type KtChange,
+  type RightEdge,
+} from "./append-batch.js";
 import { KtLogError } from "./errors.js";
 import { distinct, pathContinues, readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
@@ -38,14 +43,18 @@ import {
   type StoredLeaf,
   updateSth,
 } from "./log-store.js";
+import { migrateToVrf } from "./migrate-to-vrf.js";
 import { ProofCache } from "./proof-cache.js";
 import type { SthSigner } from "./signer.js";
+import { type AddressIndex, VrfIndexes } from "./vrf-indexes.js";
 import { Checkpoints } from "./witnesses/checkpoints.js";
 import { type WitnessEndpoint, type WitnessEvent, Witnessing } from "./witnesses/witnessing.js";
 
 export interface KtLogOptions {
   storage: Storage;
   signer: SthSigner;
+  /** The operator's VRF secret key (32 bytes): map keys are VRF outputs of addresses. */
+  vrfSecretKey: Uint8Array;
   now?: () => number;
   /** Called once per STH the log signs (every append, the size-0 head, refreshes). */
   onPublish?: (sth: SignedTreeHead) => void;
@@ -64,16 +73,19 @@ export interface KtLogOptions {
   onWitness?: (event: WitnessEvent) => void;
   /** For tests: how witnesses are reached. */
   fetch?: typeof fetch;
+  /** For test vectors: where leaf commitment openings come from; default 32 random bytes. */
+  newOpening?: () => Uint8Array;
 }
 
 /** Leaves per GET /v1/kt/leaves answer. */
 export const MAX_LEAVES_PER_READ = 1000;
 
 /**
- * The index map's hashing (packages/merkle/src/index-map.md), recorded with the log: 2 = the
- * compressed map; 1 = the uncompressed 256-level map of development builds before it.
+ * The index map's format, recorded with the log: 3 = the compressed map keyed by VRF indexes over
+ * v2 leaves; 2 = the compressed map keyed by SHA-256(address) over v1 leaves (migrated to 3 at
+ * start, see migrate-to-vrf.ts); 1 = the uncompressed 256-level map of early development builds.
  */
-export const INDEX_MAP_FORMAT = 2;
+export const INDEX_MAP_FORMAT = 3;
 
 /** Most proofs made from one set of reads. */
 const PROOFS_PER_BATCH = 64;
@@ -81,8 +93,11 @@ const PROOFS_PER_BATCH = 64;
 const LEAF_KIND_OFFSET = 15;
 const TOMBSTONE = 2;
 
+/** Any 32 bytes: append checks a change's address and keys by committing to them. */
+const OPENING_CHECK = new Uint8Array(32);
+
 interface Pending {
-  change: KtChange;
+  change: IndexedChange;
   resolve: (appended: Appended) => void;
   reject: (error: unknown) => void;
 }
@@ -102,6 +117,8 @@ export class KtLog {
   readonly #pending: Pending[] = [];
   readonly #proofs: ProofCache;
   readonly #prove: (address: string) => Promise<KtProof>;
+  readonly #indexes: VrfIndexes;
+  readonly #newOpening: (() => Uint8Array) | undefined;
   readonly #checkpoints: Checkpoints;
   readonly #witnessing: Witnessing | undefined;
   #draining = false;
@@ -115,6 +132,8 @@ export class KtLog {
     this.#maxBatch = options.maxBatch ?? 256;
     this.#leavesPerRead = options.leavesPerRead ?? MAX_LEAVES_PER_READ;
     this.#proofs = new ProofCache(options.cachedProofs ?? 10_000);
+    this.#indexes = new VrfIndexes(options.vrfSecretKey);
+    this.#newOpening = options.newOpening;
     const origin = options.origin ?? defaultOrigin(this.#signer.logId);
     if (!isValidKeyName(origin)) {
       throw new RangeError("origin must be a note key name: not empty, no '+' and no spaces");
@@ -164,10 +183,16 @@ export class KtLog {
       await lockSequencer(tx);
       const signer = log.#signer;
       const stored = await readLogIdentity(tx);
+      const vrfPublicKey = log.#indexes.publicKey;
       if (stored === undefined) {
         await insertLogIdentity(
           tx,
-          { logId: signer.logId, publicKey: signer.publicKey, indexMapFormat: INDEX_MAP_FORMAT },
+          {
+            logId: signer.logId,
+            publicKey: signer.publicKey,
+            indexMapFormat: INDEX_MAP_FORMAT,
+            vrfPublicKey,
+          },
           log.#now(),
         );
       } else if (!equalBytes(stored.logId, signer.logId)) {
@@ -177,12 +202,20 @@ export class KtLog {
             `(logId ${Buffer.from(stored.logId).toString("base64")}); every instance must use ` +
             "the same SVC_KT_SIGNING_KEY",
         );
+      } else if (stored.indexMapFormat === 2) {
+        return migrateToVrf(tx, signer, log.#indexes, log.#now());
       } else if (stored.indexMapFormat !== INDEX_MAP_FORMAT) {
         throw new KtLogError(
           "SVC_INTERNAL",
           `this database's key-transparency log hashes its index map in format ${stored.indexMapFormat} ` +
             `(a development build); this build writes format ${INDEX_MAP_FORMAT} and cannot extend ` +
             "it: start on a new database, or empty its kt_* tables (docs/operations.md)",
+        );
+      } else if (stored.vrfPublicKey === null || !equalBytes(stored.vrfPublicKey, vrfPublicKey)) {
+        throw new KtLogError(
+          "SVC_INTERNAL",
+          "this database's key-transparency log was created with another VRF key; every " +
+            "instance must use the same SVC_KT_VRF_KEY",
         );
       }
       if ((await readSth(tx, signer.logId, 0)) !== undefined) return undefined;
@@ -193,9 +226,9 @@ export class KtLog {
         indexRoot: emptyMapRoot(),
       });
       await insertSth(tx, sth);
-      return sth;
+      return [sth];
     });
-    if (published !== undefined) log.#onPublish(published);
+    for (const sth of published ?? []) log.#onPublish(sth);
     return log;
   }
 
@@ -205,6 +238,17 @@ export class KtLog {
 
   get logId(): Uint8Array {
     return this.#signer.logId.slice();
+  }
+
+  /** The VRF public key the map's keys verify under. */
+  get vrfPublicKey(): Uint8Array {
+    return this.#indexes.publicKey.slice();
+  }
+
+  /** `address`'s map key and its VRF proof (GET /v1/kt/vrf/{address}); `address` normalized. */
+  async vrfIndex(address: string): Promise<AddressIndex> {
+    const [found] = await this.#indexes.lookup(this.#storage.db, [address]);
+    return found as AddressIndex;
   }
 
   /** The origin line of the log's checkpoints, also the key name of their signature. */
@@ -233,14 +277,21 @@ export class KtLog {
    */
   append(change: KtChange): Promise<Appended> {
     try {
-      encodeLeaf({ ...change, timestampMs: 0 } as KtLeaf);
+      leafCommitment(
+        OPENING_CHECK,
+        change.address,
+        change.kind === "identity" ? change : undefined,
+      );
     } catch (error) {
       return Promise.reject(error);
     }
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ change, resolve, reject });
-      if (!this.#draining) void this.#drain();
-    });
+    return this.#indexes.lookup(this.#storage.db, [change.address]).then(
+      ([vrf]) =>
+        new Promise<Appended>((resolve, reject) => {
+          this.#pending.push({ change: { ...change, vrf: vrf as AddressIndex }, resolve, reject });
+          if (!this.#draining) void this.#drain();
+        }),
+    );
   }
 
   async latestSth(): Promise<SignedTreeHead> {
@@ -316,7 +367,8 @@ export class KtLog {
    */
   async #makeProofs(addresses: string[], depth: number): Promise<KtProof[]> {
     const db = this.#storage.db;
-    const keys = addresses.map(mapKey);
+    const vrf = await this.#indexes.lookup(db, addresses);
+    const keys = vrf.map((v) => v.index);
     const state = await readProofState(
       db,
       this.#signer.logId,
@@ -339,17 +391,17 @@ export class KtLog {
       addresses.map((address, i) => {
         const key = keys[i] as Uint8Array;
         if (pathContinues(key, depth, mapRows)) {
-          return this.#proofInOneSnapshot(address);
+          return this.#proofInOneSnapshot(address, vrf[i] as AddressIndex);
         }
-        return proofFrom(key, sth, leaves.get(i), mapRows, nodes);
+        return proofFrom(vrf[i] as AddressIndex, sth, leaves.get(i), mapRows, nodes);
       }),
     );
   }
 
-  #proofInOneSnapshot(address: string): Promise<KtProof> {
+  #proofInOneSnapshot(address: string, vrf: AddressIndex): Promise<KtProof> {
     return this.#storage.db.transaction(
       async (tx) => {
-        const key = mapKey(address);
+        const key = vrf.index;
         const sth = await readSth(tx, this.#signer.logId);
         if (sth === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
         const leaf = await readLatestLeaf(tx, address, sth.treeSize);
@@ -358,7 +410,7 @@ export class KtLog {
         );
         const plan = leaf && inclusionProofPlan(leaf.leafIndex, sth.treeSize);
         const nodes = await readSubtrees(tx, plan ? proofPlanNodes(plan) : []);
-        return proofFrom(key, sth, leaf, mapRows, nodes);
+        return proofFrom(vrf, sth, leaf, mapRows, nodes);
       },
       { isolationLevel: "repeatable read", accessMode: "read only" },
     );
@@ -394,6 +446,7 @@ export class KtLog {
             batch.map((p) => p.change),
             this.#now(),
             this.#edge,
+            this.#newOpening,
           );
           this.#edge = edge;
           // Committed first: a witness must never hold a size the database could still lose.
@@ -414,16 +467,22 @@ export class KtLog {
   }
 }
 
-/** The proof for `key` from what was read: its latest leaf under `sth`, map rows, subtree hashes. */
+/**
+ * The proof for an address (its VRF index and proof) from what was read: its latest leaf under
+ * `sth` with the leaf's opening, map rows, subtree hashes.
+ */
 function proofFrom(
-  key: Uint8Array,
+  vrf: AddressIndex,
   sth: SignedTreeHead,
   leaf: StoredLeaf | undefined,
   mapRows: MapRows,
   nodes: Map<string, Uint8Array>,
 ): KtProof {
-  const indexProof = mapProofFromRows(key, mapRows);
-  if (leaf === undefined) return { sth, body: { type: "absence", indexProof } };
+  const indexProof = mapProofFromRows(vrf.index, mapRows);
+  if (leaf === undefined) {
+    return { sth, body: { type: "absence", indexProof, vrfProof: vrf.proof } as KtProofBody };
+  }
+  if (!leaf.opening) throw new Error(`leaf ${leaf.leafIndex} is not a v2 leaf`);
   const auditPath = assembleProof(inclusionProofPlan(leaf.leafIndex, sth.treeSize), nodes);
   const tombstone = leaf.leaf[LEAF_KIND_OFFSET] === TOMBSTONE;
   return {
@@ -434,7 +493,9 @@ function proofFrom(
       leafIndex: leaf.leafIndex,
       auditPath,
       indexProof,
-    },
+      vrfProof: vrf.proof,
+      opening: leaf.opening,
+    } as KtProofBody,
   };
 }
 

@@ -29,6 +29,7 @@ export interface StoredLogIdentity {
   logId: Uint8Array;
   publicKey: Uint8Array;
   indexMapFormat: number;
+  vrfPublicKey: Uint8Array | null;
 }
 
 export async function readLogIdentity(db: Database): Promise<StoredLogIdentity | undefined> {
@@ -37,10 +38,27 @@ export async function readLogIdentity(db: Database): Promise<StoredLogIdentity |
       logId: ktLog.logId,
       publicKey: ktLog.publicKey,
       indexMapFormat: ktLog.indexMapFormat,
+      vrfPublicKey: ktLog.vrfPublicKey,
     })
     .from(ktLog)
     .where(eq(ktLog.id, 1));
-  return row && { ...row, logId: plainBytes(row.logId), publicKey: plainBytes(row.publicKey) };
+  return (
+    row && {
+      ...row,
+      logId: plainBytes(row.logId),
+      publicKey: plainBytes(row.publicKey),
+      vrfPublicKey: row.vrfPublicKey && plainBytes(row.vrfPublicKey),
+    }
+  );
+}
+
+/** Records that the log's map is now `indexMapFormat`, keyed under `vrfPublicKey`. */
+export async function updateMapFormat(
+  db: Database,
+  indexMapFormat: number,
+  vrfPublicKey: Uint8Array,
+): Promise<void> {
+  await db.update(ktLog).set({ indexMapFormat, vrfPublicKey }).where(eq(ktLog.id, 1));
 }
 
 export async function insertLogIdentity(
@@ -160,6 +178,8 @@ export async function readMapRows(
 export interface StoredLeaf {
   leafIndex: number;
   leaf: Uint8Array;
+  /** A v2 leaf's commitment opening; null for a v1 leaf. */
+  opening?: Uint8Array | null;
 }
 
 /** The latest leaf of `address` below `treeSize`, if any. */
@@ -169,12 +189,18 @@ export async function readLatestLeaf(
   treeSize: number,
 ): Promise<StoredLeaf | undefined> {
   const [row] = await db
-    .select({ leafIndex: ktLeaves.leafIndex, leaf: ktLeaves.leaf })
+    .select({ leafIndex: ktLeaves.leafIndex, leaf: ktLeaves.leaf, opening: ktLeaves.opening })
     .from(ktLeaves)
     .where(and(eq(ktLeaves.address, address), lt(ktLeaves.leafIndex, treeSize)))
     .orderBy(desc(ktLeaves.leafIndex))
     .limit(1);
-  return row && { leafIndex: row.leafIndex, leaf: plainBytes(row.leaf) };
+  return (
+    row && {
+      leafIndex: row.leafIndex,
+      leaf: plainBytes(row.leaf),
+      opening: row.opening && plainBytes(row.opening),
+    }
+  );
 }
 
 /** Leaves with index in [start, end), in order. */
@@ -188,7 +214,9 @@ export async function readLeaves(db: Database, start: number, end: number): Prom
 }
 
 export interface AppendRows {
-  leaves: Array<StoredLeaf & { address: string }>;
+  leaves: Array<StoredLeaf & { address: string; opening: Uint8Array }>;
+  /** VRF indexes of the batch's addresses; those already stored are left as they are. */
+  vrf: Array<{ address: string; index: Uint8Array; proof: Uint8Array }>;
   subtrees: SubtreeNode[];
   mapRows: MapRow[];
   sths: SignedTreeHead[];
@@ -196,17 +224,25 @@ export interface AppendRows {
 
 /** Everything one append batch persists, in one statement. */
 export async function writeAppendRows(db: Database, rows: AppendRows): Promise<void> {
-  const { leaves, subtrees, mapRows, sths } = rows;
+  const { leaves, vrf, subtrees, mapRows, sths } = rows;
   const hex = (values: Uint8Array[]) => sql.param(values.map(bytesToHex));
   const optionalHex = (values: Array<Uint8Array | null>) =>
     sql.param(values.map((v) => (v === null ? "" : bytesToHex(v))));
   await db.execute(sql`
     with leaves as (
-      insert into kt_leaves (leaf_index, address, leaf)
-      select i, a, decode(l, 'hex')
+      insert into kt_leaves (leaf_index, address, leaf, opening)
+      select i, a, decode(l, 'hex'), decode(o, 'hex')
       from unnest(${sql.param(leaves.map((l) => l.leafIndex))}::bigint[],
         ${sql.param(leaves.map((l) => l.address))}::text[],
-        ${hex(leaves.map((l) => l.leaf))}::text[]) as t(i, a, l)
+        ${hex(leaves.map((l) => l.leaf))}::text[],
+        ${hex(leaves.map((l) => l.opening))}::text[]) as t(i, a, l, o)
+    ), vrf as (
+      insert into kt_vrf (address, vrf_index, proof)
+      select distinct on (a) a, decode(x, 'hex'), decode(p, 'hex')
+      from unnest(${sql.param(vrf.map((v) => v.address))}::text[],
+        ${hex(vrf.map((v) => v.index))}::text[],
+        ${hex(vrf.map((v) => v.proof))}::text[]) as t(a, x, p)
+      on conflict (address) do nothing
     ), subtrees as (
       insert into kt_subtrees (level, node_index, hash)
       select lv, i, decode(h, 'hex')
@@ -289,10 +325,10 @@ const PROOF_STATE = `
     index_root as b, signature as c, null::bytea as d
   from sth
   union all
-  select 'leaf', q.i, latest.leaf_index, null, latest.leaf, null, null, null
+  select 'leaf', q.i, latest.leaf_index, null, latest.leaf, null, null, latest.opening
   from unnest($1::text[]) with ordinality as q(address, i)
   cross join lateral (
-    select leaf_index, leaf from kt_leaves
+    select leaf_index, leaf, opening from kt_leaves
     where address = q.address and leaf_index < (select tree_size from sth)
     order by leaf_index desc limit 1
   ) latest
@@ -340,7 +376,11 @@ export async function readProofState(
       };
     } else if (row.kind === "leaf") {
       // `with ordinality` counts from 1.
-      state.leaves.set(Number(row.i) - 1, { leafIndex: Number(row.n), leaf: plainBytes(row.a) });
+      state.leaves.set(Number(row.i) - 1, {
+        leafIndex: Number(row.n),
+        leaf: plainBytes(row.a),
+        opening: row.d && plainBytes(row.d),
+      });
     } else {
       const prefix = plainBytes(row.a);
       const depth = Number(row.n);

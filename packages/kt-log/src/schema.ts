@@ -17,6 +17,8 @@ export const ktLog = pgTable("kt_log", {
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   /** Hashing of the index map (kt-log INDEX_MAP_FORMAT); logs created before it was recorded are 1. */
   indexMapFormat: smallint("index_map_format").notNull().default(1),
+  /** The VRF public key of the map's keys; recorded from format 3 on. */
+  vrfPublicKey: bytea("vrf_public_key"),
 });
 
 /** Log leaves in append order: `leafIndex` is the leaf's position in the Merkle tree. */
@@ -26,6 +28,8 @@ export const ktLeaves = pgTable(
     leafIndex: bigint("leaf_index", { mode: "number" }).primaryKey(),
     address: text("address").notNull(),
     leaf: bytea("leaf").notNull(),
+    /** The commitment's opening of a v2 leaf (shown only in proofs for its address). */
+    opening: bytea("opening"),
   },
   (table) => [index("kt_leaves_address_leaf_index_idx").on(table.address, table.leafIndex)],
 );
@@ -76,4 +80,11 @@ export const ktCosignatures = pgTable("kt_cosignatures", {
   treeSize: bigint("tree_size", { mode: "number" }).notNull(),
   line: text("line").notNull(),
   cosignedAt: bigint("cosigned_at", { mode: "number" }).notNull(),
+});
+
+/** Each logged address's VRF index and proof, computed once (docs/protocol.md, private index). */
+export const ktVrf = pgTable("kt_vrf", {
+  address: text("address").primaryKey(),
+  vrfIndex: bytea("vrf_index").notNull(),
+  proof: bytea("proof").notNull(),
 });

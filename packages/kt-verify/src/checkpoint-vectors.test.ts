@@ -70,8 +70,8 @@ describe("witnessed-checkpoint.json", () => {
     }
     expect(JSON.parse(readFileSync(FILE, "utf8"))).toEqual(generated);
     expect(generated.text).toBe(
-      "svc-kt/ad1e6747346f561e\n3\npxfmR6/fvfh+czkoC9YEWxwwo1wLyUidvEjdl7lsccA=\n" +
-        "indexRoot RnAgEfRI6TjeDhIx5KTur9DVySpU+silC5SVajG4WmU=\n",
+      "svc-kt/ad1e6747346f561e\n3\nggr2UignlcE3ySqOlnvrdrCAG1fnU75c2Ixn9Yl6gqs=\n" +
+        "indexRoot qfwiSRAyO0t0hji1N6QYhFLdNb0FH6QL810vCyyLfgc=\n",
     );
   });
 
@@ -89,6 +89,7 @@ describe("witnessed-checkpoint.json", () => {
     const verifier = (threshold: number) =>
       new KtVerifier({
         logPublicKey: decodeBase64(ktVectors.operator.publicKey, 32),
+        vrfPublicKey: decodeBase64(ktVectors.vrf.publicKey, 32),
         client: {
           logPublicKey: async () => decodeBase64(ktVectors.operator.publicKey, 32),
           sth: async () => sth,

@@ -103,13 +103,14 @@ async function readText(response: Response): Promise<string> {
   }
   const chunks: Uint8Array[] = [];
   let size = 0;
-  if (response.body) {
-    for await (const chunk of response.body) {
-      size += chunk.length;
-      if (size > MAX_ANSWER_BYTES)
-        throw badResponse(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
-      chunks.push(chunk);
+  const reader = response.body?.getReader();
+  for (let read = await reader?.read(); read && !read.done; read = await reader?.read()) {
+    size += read.value.length;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader?.cancel();
+      throw badResponse(`the answer is larger than ${MAX_ANSWER_BYTES} bytes`);
     }
+    chunks.push(read.value);
   }
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));

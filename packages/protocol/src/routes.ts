@@ -27,6 +27,7 @@ import {
   LeavesResponse,
   LogIdResponse,
   SthResponse,
+  VrfIndexResponse,
 } from "./schemas/kt.js";
 import { HealthResponse, LivenessResponse, ReadyResponse } from "./schemas/operations.js";
 import {
@@ -108,6 +109,12 @@ export const ROUTES = {
     response: ConsistencyResponse,
   },
   ktLeaves: { method: "GET", path: "/v1/kt/leaves", auth: "anonymous", response: LeavesResponse },
+  ktVrf: {
+    method: "GET",
+    path: "/v1/kt/vrf/{address}",
+    auth: "anonymous",
+    response: VrfIndexResponse,
+  },
   inboxRegister: {
     method: "POST",
     path: "/v1/inbox/register",

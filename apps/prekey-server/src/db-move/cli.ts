@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { KT_KEY_FILE } from "../kt-key.js";
+import { KT_KEY_FILE, KT_VRF_KEY_FILE } from "../kt-key.js";
 import { MoveRefused, moveEmbeddedDatabase } from "./move.js";
 
 export const USAGE = `usage: svc-db move [--from <data dir>] [--to <postgres URL>] [--json]
@@ -14,8 +14,9 @@ to this version, as starting the server on it would).
   --to     the target (default $DATABASE_URL)
   --json   one JSON object on stdout; an error as {"error":"<code>","message":"…"} on stderr
 
-The KT signing key is not in the database: the server on PostgreSQL needs the same key, as
-SVC_KT_SIGNING_KEY or as <data dir>/${KT_KEY_FILE}.
+The KT keys are not in the database: the server on PostgreSQL needs the same signing and VRF
+keys, as SVC_KT_SIGNING_KEY and SVC_KT_VRF_KEY or as <data dir>/${KT_KEY_FILE} and
+<data dir>/${KT_VRF_KEY_FILE}.
 
 exit status: 0 moved, 1 failed (nothing committed), 2 usage error,
              3 refused (no embedded database or still open, target not empty, row counts
@@ -55,7 +56,7 @@ export async function runDbCli(argv: readonly string[], io: DbCliIo): Promise<nu
       for (const table of report) io.stdout(`${table.table}: ${table.rows} rows`);
       io.stdout(`moved ${rows} rows in ${report.length} tables from ${args.from} to ${to}`);
       io.stdout(
-        `start the server there with the same KT signing key: SVC_KT_SIGNING_KEY, or ${join(args.from, KT_KEY_FILE)} under its SVC_DATA_DIR`,
+        `start the server there with the same KT keys: SVC_KT_SIGNING_KEY and SVC_KT_VRF_KEY, or ${join(args.from, KT_KEY_FILE)} and ${join(args.from, KT_VRF_KEY_FILE)} under its SVC_DATA_DIR`,
       );
     }
     return EXIT.ok;

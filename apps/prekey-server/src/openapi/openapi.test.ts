@@ -26,6 +26,7 @@ const ROUTES: Array<[method: string, path: string]> = [
   ["get", "/v1/kt/consistency"],
   ["get", "/v1/kt/leaves"],
   ["get", "/v1/kt/checkpoint"],
+  ["get", "/v1/kt/vrf/{address}"],
   ["post", "/v1/inbox/register"],
   ["delete", "/v1/inbox/register/{address}"],
   ["post", "/v1/inbox/{address}"],

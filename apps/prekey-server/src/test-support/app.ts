@@ -14,12 +14,14 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SVC_PORT: "0",
     SVC_DATA_DIR: testDataDir,
     SVC_KT_SIGNING_KEY: TEST_KT_SIGNING_KEY,
+    SVC_KT_VRF_KEY: TEST_KT_VRF_KEY,
     ...env,
   });
 }
 
-/** A fixed operator key, so test apps do not generate one in a data directory. */
+/** Fixed operator and VRF keys, so test apps do not generate them in a data directory. */
 export const TEST_KT_SIGNING_KEY = "V+XgpeE5hfue6bhO6kWhHytw6TFPuGkMsskEfce1lI8=";
+export const TEST_KT_VRF_KEY = "dnJmLWtleS1vZi10aGUtdGVzdC1hcHBzLTMyYnl0ZXM=";
 const testDataDir = join(tmpdir(), `svc-test-${process.pid}`);
 
 const cleanups: Array<() => Promise<void>> = [];

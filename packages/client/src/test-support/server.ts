@@ -7,6 +7,7 @@ import { afterEach } from "vitest";
 
 /** A fixed operator key, so that servers do not generate one in their data directory. */
 export const TEST_KT_SIGNING_KEY = "V+XgpeE5hfue6bhO6kWhHytw6TFPuGkMsskEfce1lI8=";
+export const TEST_KT_VRF_KEY = "dnJmLWtleS1vZi10aGUtdGVzdC1hcHBzLTMyYnl0ZXM=";
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -33,6 +34,7 @@ export async function startTestServer(
     SVC_DATA_DIR: dataDir,
     SVC_LOG_LEVEL: "silent",
     SVC_KT_SIGNING_KEY: TEST_KT_SIGNING_KEY,
+    SVC_KT_VRF_KEY: TEST_KT_VRF_KEY,
     ...env,
   });
   const server = await startServer(config, { storage, ...options });

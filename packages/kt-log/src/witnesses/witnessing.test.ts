@@ -14,7 +14,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KtLog, type KtLogOptions } from "../kt-log.js";
 import { ktLogMigrations } from "../schema.js";
 import { createSthSigner } from "../signer.js";
-import { identityChange, key32 } from "../test-support/keys.js";
+import { identityChange, key32, vrfSecretKey } from "../test-support/keys.js";
 import type { WitnessEvent } from "./witnessing.js";
 
 const migrations = [ktLogMigrations];
@@ -73,6 +73,7 @@ async function openLog(
     return witness.fetcher(input, init);
   };
   return KtLog.open({
+    vrfSecretKey,
     storage: db,
     signer,
     origin,
@@ -91,7 +92,7 @@ function cosigners(note: string, witnesses: TestWitness[]): string[] {
 describe("KtLog checkpoints", () => {
   it("signs each tree head as a checkpoint under the origin, by default one named after the logId", async () => {
     const db = await storage();
-    const log = await KtLog.open({ storage: db, signer });
+    const log = await KtLog.open({ vrfSecretKey, storage: db, signer });
     const { sth } = await log.append(identityChange("alice", 1));
     expect(log.origin).toBe(defaultOrigin(signer.logId));
     const note = await log.checkpointFor(sth);
@@ -105,10 +106,12 @@ describe("KtLog checkpoints", () => {
 
   it("refuses an origin that is not a note key name", async () => {
     const db = await storage();
-    await expect(KtLog.open({ storage: db, signer, origin: "with space" })).rejects.toThrow(
+    await expect(
+      KtLog.open({ vrfSecretKey, storage: db, signer, origin: "with space" }),
+    ).rejects.toThrow(RangeError);
+    await expect(KtLog.open({ vrfSecretKey, storage: db, signer, origin: "a+b" })).rejects.toThrow(
       RangeError,
     );
-    await expect(KtLog.open({ storage: db, signer, origin: "a+b" })).rejects.toThrow(RangeError);
   });
 });
 

@@ -13,7 +13,17 @@ export const SthResponse = v.object({
   signature: v.pipe(v.string(), v.length(88)),
 });
 
-export const LogIdResponse = v.object({ logId: hash, publicKey: hash });
+export const LogIdResponse = v.object({
+  logId: hash,
+  publicKey: hash,
+  vrfPublicKey: v.optional(hash),
+});
+
+export const VrfIndexResponse = v.object({
+  address: v.string(),
+  index: hash,
+  vrfProof: v.pipe(v.string(), v.length(108, "must be 80 bytes of base64")),
+});
 
 export const ConsistencyResponse = v.object({
   fromTreeSize: count("fromTreeSize"),

@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { TEST_KT_SIGNING_KEY } from "../../../src/test-support/app.js";
+import { TEST_KT_SIGNING_KEY, TEST_KT_VRF_KEY } from "../../../src/test-support/app.js";
 
 /** The built server, as `pnpm start` runs it (the root `pnpm test` builds before testing). */
 export const MAIN = fileURLToPath(new URL("../../../dist/main.js", import.meta.url));
@@ -55,6 +55,7 @@ export async function startServerProcess(
       SVC_PORT: "0",
       SVC_DATA_DIR: dataDir,
       SVC_KT_SIGNING_KEY: TEST_KT_SIGNING_KEY,
+      SVC_KT_VRF_KEY: TEST_KT_VRF_KEY,
       SVC_LOG_LEVEL: "info",
       ...env,
     },

@@ -2,12 +2,13 @@ import { encodeBase64 } from "@svc/canonical";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { loadKtSigningSeed } from "../../../kt-key.js";
+import { loadKtSigningSeed, loadKtVrfKey } from "../../../kt-key.js";
 import type { Services } from "../../../services.js";
 import { registerKtConsistency } from "./consistency.js";
 import { registerKtLeaves } from "./leaves.js";
 import { registerKtLogId } from "./log-id.js";
 import { registerKtSth } from "./sth.js";
+import { registerKtVrf } from "./vrf.js";
 
 export { createKtHooks } from "./hooks.js";
 
@@ -25,9 +26,11 @@ export const KT_WITNESS_CHECK_MS = 30_000;
 export async function startKtLog(services: Services): Promise<KtLog> {
   const { config } = services;
   const seed = await loadKtSigningSeed(config);
+  const vrfSecretKey = await loadKtVrfKey(config);
   const log = await KtLog.open({
     storage: services.storage,
     signer: createSthSigner(seed),
+    vrfSecretKey,
     now: services.now,
     ...(config.kt.origin === undefined ? {} : { origin: config.kt.origin }),
     witnesses: config.kt.witnesses,
@@ -84,6 +87,7 @@ export function registerKtRoutes(app: Hono<AppEnv>, services: Services, log: KtL
   registerKtSth(app, log);
   registerKtConsistency(app, log);
   registerKtLeaves(app, log);
+  registerKtVrf(app, services, log);
   services.logger.debug("kt routes registered", {
     logId: encodeBase64(log.logId),
   });

@@ -1,12 +1,13 @@
-import { encodeBase64 } from "@svc/canonical";
+import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import { parseSth, verifySthSignature } from "@svc/kt-verify";
 import { verifyConsistency } from "@svc/merkle";
+import { vrfPublicKey } from "@svc/vrf";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { migrations } from "../../../migrations.js";
-import { createTestApp } from "../../../test-support/app.js";
+import { createTestApp, TEST_KT_VRF_KEY } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
 import { startKtLog } from "./index.js";
 
@@ -28,7 +29,11 @@ async function ktApp(env: Record<string, string> = KT_ENV) {
 
 /** A second log instance on the app's database: appends show in the app's routes. */
 function sameLog(svc: Awaited<ReturnType<typeof createTestApp>>) {
-  return KtLog.open({ storage: svc.services.storage, signer: createSthSigner(SEED) });
+  return KtLog.open({
+    storage: svc.services.storage,
+    signer: createSthSigner(SEED),
+    vrfSecretKey: decodeBase64(TEST_KT_VRF_KEY, 32),
+  });
 }
 
 async function appendIdentities(log: KtLog, n: number) {
@@ -51,6 +56,7 @@ describe("key transparency routes", () => {
     expect(body).toEqual({
       logId: encodeBase64(signer.logId),
       publicKey: encodeBase64(signer.publicKey),
+      vrfPublicKey: encodeBase64(vrfPublicKey(decodeBase64(TEST_KT_VRF_KEY, 32))),
     });
   });
 

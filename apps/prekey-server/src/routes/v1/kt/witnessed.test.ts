@@ -152,7 +152,7 @@ describe("witnessed checkpoints", () => {
     ).toEqual(["SVC_KT_WITNESSES entry 2: two witnesses are named w.example"]);
     expect(
       problems({
-        SVC_KT_WITNESSES: formatVerifierKey("w", operatorKey, ED25519_TYPE) + " http://w",
+        SVC_KT_WITNESSES: `${formatVerifierKey("w", operatorKey, ED25519_TYPE)} http://w`,
       }),
     ).toEqual(["SVC_KT_WITNESSES entry 1: the key must be a cosignature/v1 key (type 0x04)"]);
     expect(

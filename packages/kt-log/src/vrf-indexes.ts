@@ -1,0 +1,78 @@
+import { type Database, executeRows, plainBytes } from "@svc/db";
+import { vrfProofToHash, vrfProve, vrfPublicKey } from "@svc/vrf";
+import { sql } from "drizzle-orm";
+
+/** An address's map key (the first 32 bytes of its VRF output) and the VRF proof of it. */
+export interface AddressIndex {
+  index: Uint8Array;
+  proof: Uint8Array;
+}
+
+const INDEX_BYTES = 32;
+const utf8 = new TextEncoder();
+
+/**
+ * The VRF indexes of addresses (docs/protocol.md, private index). Proving costs milliseconds of
+ * CPU, so each logged address's index is computed once and kept in `kt_vrf` (written with its
+ * first leaf); others (absence proofs, /v1/kt/vrf) are computed and kept in memory only, a
+ * bounded number, so that lookups of made-up addresses store nothing.
+ */
+export class VrfIndexes {
+  readonly publicKey: Uint8Array;
+  readonly #secretKey: Uint8Array;
+  readonly #recent = new Map<string, AddressIndex>();
+  readonly #capacity: number;
+
+  constructor(secretKey: Uint8Array, capacity = 10_000) {
+    this.#secretKey = secretKey.slice();
+    this.publicKey = vrfPublicKey(secretKey);
+    this.#capacity = capacity;
+  }
+
+  /** Proves `address`'s index (no storage). */
+  prove(address: string): AddressIndex {
+    const proof = vrfProve(this.#secretKey, utf8.encode(address));
+    return { index: indexOf(proof), proof };
+  }
+
+  /** The index of each address: kept in memory, stored, or proved now (then kept in memory). */
+  async lookup(db: Database, addresses: readonly string[]): Promise<AddressIndex[]> {
+    const found = new Map<string, AddressIndex>();
+    for (const address of addresses) {
+      const known = this.#recent.get(address);
+      if (known !== undefined) found.set(address, known);
+    }
+    const missing = [...new Set(addresses.filter((a) => !found.has(a)))];
+    if (missing.length > 0) {
+      const rows = await executeRows<{ address: string; vrf_index: Uint8Array; proof: Uint8Array }>(
+        db,
+        sql`select address, vrf_index, proof from kt_vrf where address = any(${sql.param(missing)}::text[])`,
+      );
+      const stored = new Map(
+        rows.map((row) => [
+          row.address,
+          { index: plainBytes(row.vrf_index), proof: plainBytes(row.proof) },
+        ]),
+      );
+      for (const address of missing) {
+        const entry = stored.get(address) ?? this.prove(address);
+        found.set(address, entry);
+        this.#remember(address, entry);
+      }
+    }
+    return addresses.map((address) => found.get(address) as AddressIndex);
+  }
+
+  #remember(address: string, entry: AddressIndex): void {
+    this.#recent.delete(address);
+    this.#recent.set(address, entry);
+    if (this.#recent.size > this.#capacity) {
+      this.#recent.delete(this.#recent.keys().next().value as string);
+    }
+  }
+}
+
+/** The map key a VRF proof gives: the first 32 bytes of its output. */
+export function indexOf(proof: Uint8Array): Uint8Array {
+  return vrfProofToHash(proof).slice(0, INDEX_BYTES);
+}
