@@ -142,8 +142,8 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     // verify with WebCrypto under the log's pinned VRF key, the trusted STH is kept in
     // localStorage, and a tampered proof, another address's VRF proof and the same proofs
     // without the VRF key are refused. Under a 2-of-3 witness policy they verify with
-    // witnessed-checkpoint.json's note, within 3 ms for a first verifier (its STH, the
-    // checkpoint's signature and two cosignatures), and not with one cosignature less.
+    // witnessed-checkpoint.json's note, and not with one cosignature less. (How fast: `pnpm
+    // bench kt`, never a timed test.)
     async inPage(kt: typeof KtVerify, { spec, vectors, witnessed }) {
       const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
       const specSth = kt.parseSth(spec.sth.sth);
@@ -233,7 +233,6 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
         checkpoint,
       });
       const bobProof = vectors.proofs.inclusion as { address: string; ktProof: unknown };
-      const witnessedProof = withCheckpoint(bobProof.ktProof, witnessed.note);
       const witnessedTypes: string[] = [];
       const policyVerifier = witnessedVerifier();
       for (const [type, { address, ktProof }] of Object.entries(vectors.proofs)) {
@@ -253,15 +252,6 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       } catch (error) {
         quorumCode = (error as { code: string }).code;
       }
-      // A first verifier each time: nothing cached, every signature checked.
-      const times: number[] = [];
-      for (let i = 0; i < 25; i++) {
-        const fresh = witnessedVerifier();
-        const start = performance.now();
-        await fresh.verifyProof(bobProof.address, witnessedProof, inclusion);
-        times.push(performance.now() - start);
-      }
-      const median = times.sort((a, b) => a - b)[12] as number;
       return {
         specSth: await kt.verifySthSignature(specSth, b64(spec.ktOperator.publicKey)),
         verified,
@@ -273,7 +263,6 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
         stored: JSON.parse(localStorage.getItem("svc-kt-sth") ?? "null")?.treeSize,
         witnessedTypes,
         quorumCode,
-        witnessedWithin3ms: median <= 3 ? true : `median ${median.toFixed(2)} ms`,
       };
     },
     expected: () => ({
@@ -287,7 +276,6 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       stored: 3,
       witnessedTypes: ["inclusion 3", "tombstone 3", "absence 3"],
       quorumCode: "KT_WITNESS_QUORUM",
-      witnessedWithin3ms: true,
     }),
   }),
 
