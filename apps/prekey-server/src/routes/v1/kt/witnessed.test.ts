@@ -10,7 +10,14 @@ import {
 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
 import { ConfigError } from "@svc/http";
-import { checkpointText, defaultOrigin, logIdOf, parseSth } from "@svc/kt-verify";
+import {
+  checkpointText,
+  defaultOrigin,
+  httpLogClient,
+  KtVerifier,
+  logIdOf,
+  parseSth,
+} from "@svc/kt-verify";
 import { MemoryWitnessState, Witness, witnessRoutes } from "@svc/kt-witness";
 import {
   COSIGNATURE_V1_TYPE,
@@ -21,10 +28,11 @@ import {
   parseSignerKey,
   parseVerifierKey,
 } from "@svc/signed-note";
+import { vrfPublicKey } from "@svc/vrf";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../config.js";
 import { migrations } from "../../../migrations.js";
-import { createTestApp, TEST_KT_SIGNING_KEY } from "../../../test-support/app.js";
+import { createTestApp, TEST_KT_SIGNING_KEY, TEST_KT_VRF_KEY } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
 
 beforeAll(async () => (await createTestStorage({ migrations })).close());
@@ -124,6 +132,52 @@ describe("witnessed checkpoints", () => {
     const metrics = await (await svc.app.request("/metrics")).text();
     expect(metrics).toMatch(
       /svc_kt_witness_submissions_total\{witness="w1.example",outcome="cosigned"\} 3/,
+    );
+  });
+
+  it("exposes a split view: the witnesses refuse the second tree, a client with a 2-of-2 policy refuses its proofs", async () => {
+    const witnesses = [
+      await listeningWitness("w1.example", 1),
+      await listeningWitness("w2.example", 2),
+    ];
+    const env = {
+      SVC_KT_ORIGIN: origin,
+      SVC_KT_WITNESSES: witnesses.map((w) => `${w.verifierKey} ${w.url}`).join(","),
+    };
+    // One operator (the same signing and VRF keys), two databases: two trees of one log.
+    const shown = await createTestApp(env);
+    const split = await createTestApp(env);
+    await register(shown, "alice");
+    await register(split, "mallory");
+    const policy = { origin, witnesses: witnesses.map((w) => w.verifierKey), threshold: 2 };
+    const clientOf = (svc: Awaited<ReturnType<typeof createTestApp>>) =>
+      new KtVerifier({
+        logPublicKey: operatorKey,
+        vrfPublicKey: vrfPublicKey(decodeBase64(TEST_KT_VRF_KEY, 32)),
+        witnessPolicy: policy,
+        client: httpLogClient("http://svc.test", (url) => Promise.resolve(svc.app.request(url))),
+      });
+    const bundle = async (svc: Awaited<ReturnType<typeof createTestApp>>, address: string) =>
+      (await svc.app.request(`/v1/keys/bundle/${address}`)).json();
+
+    expect(await clientOf(shown).verifyBundle("alice", await bundle(shown, "alice"))).toMatchObject(
+      { type: "inclusion", sth: { treeSize: 1 } },
+    );
+    await expect(
+      clientOf(split).verifyBundle("mallory", await bundle(split, "mallory")),
+    ).rejects.toMatchObject({ code: "KT_WITNESS_QUORUM" });
+    const shownRoot = parseSth(await (await shown.app.request("/v1/kt/sth")).json()).rootHash;
+    for (const w of witnesses) {
+      expect((await w.state.read(origin))?.rootHash).toEqual(shownRoot);
+    }
+    const refused = await (await split.app.request("/metrics")).text();
+    expect(refused).toMatch(
+      /svc_kt_witness_submissions_total\{witness="w1.example",outcome="conflict"\} 1/,
+    );
+    // The split log's own checkpoint is operator-signed, without a cosignature: evidence of it.
+    const note = await (await split.app.request("/v1/kt/checkpoint")).text();
+    expect(openNote(note, [logVerifier]).text).not.toBe(
+      openNote(await (await shown.app.request("/v1/kt/checkpoint")).text(), [logVerifier]).text,
     );
   });
 
