@@ -61,6 +61,7 @@ export async function chromiumVerificationsPerSecond(
             sth: async () => sth,
             consistency: async () => [],
             leaves: async () => [],
+            checkpoint: async () => args.proof.checkpoint as string,
           },
         });
         await verifier.verifyProof(args.address, args.proof, claim);

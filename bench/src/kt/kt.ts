@@ -392,6 +392,7 @@ function fullVerifier(log: KtLog, witnessed: WitnessedProof): KtVerifier {
       sth: () => log.latestSth(),
       consistency: async () => [],
       leaves: async () => [],
+      checkpoint: async () => witnessed.proof.checkpoint as string,
     },
   });
 }

@@ -1,6 +1,7 @@
 import { type Database, executeRows, plainBytes } from "@svc/db";
-import { vrfProofToHash, vrfProve, vrfPublicKey } from "@svc/vrf";
+import { type VrfProver, vrfProofToHash, vrfProver } from "@svc/vrf";
 import { sql } from "drizzle-orm";
+import { sodiumMultiply } from "./sodium-multiply.js";
 
 /** An address's map key (the first 32 bytes of its VRF output) and the VRF proof of it. */
 export interface AddressIndex {
@@ -19,19 +20,19 @@ const utf8 = new TextEncoder();
  */
 export class VrfIndexes {
   readonly publicKey: Uint8Array;
-  readonly #secretKey: Uint8Array;
+  readonly #prover: VrfProver;
   readonly #recent = new Map<string, AddressIndex>();
   readonly #capacity: number;
 
   constructor(secretKey: Uint8Array, capacity = 10_000) {
-    this.#secretKey = secretKey.slice();
-    this.publicKey = vrfPublicKey(secretKey);
+    this.#prover = vrfProver(secretKey, sodiumMultiply());
+    this.publicKey = this.#prover.publicKey;
     this.#capacity = capacity;
   }
 
   /** Proves `address`'s index (no storage). */
   prove(address: string): AddressIndex {
-    const proof = vrfProve(this.#secretKey, utf8.encode(address));
+    const proof = this.#prover.prove(utf8.encode(address));
     return { index: indexOf(proof), proof };
   }
 

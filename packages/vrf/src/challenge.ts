@@ -17,10 +17,15 @@ const BACK = 0x00;
  * little-endian integer.
  */
 export function challengeGeneration(points: readonly [Point, Point, Point, Point, Point]): bigint {
-  const input = new Uint8Array(2 + points.length * POINT_LENGTH + 1);
+  return challengeOfStrings(points.map(pointToString));
+}
+
+/** {@link challengeGeneration} of the five points' strings (point_to_string of each). */
+export function challengeOfStrings(strings: readonly Uint8Array[]): bigint {
+  const input = new Uint8Array(2 + strings.length * POINT_LENGTH + 1);
   input[0] = SUITE;
   input[1] = FRONT;
-  for (const [i, point] of points.entries()) input.set(pointToString(point), 2 + i * POINT_LENGTH);
+  for (const [i, string] of strings.entries()) input.set(string, 2 + i * POINT_LENGTH);
   input[input.length - 1] = BACK;
   return stringToInt(sha512(input).subarray(0, CHALLENGE_LENGTH));
 }

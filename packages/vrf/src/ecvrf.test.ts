@@ -188,7 +188,7 @@ describe("vrfVerify refuses", () => {
     const s = 12345n;
     const gamma = Point.ZERO;
     const c = challengeGeneration([y, h, gamma, Point.BASE.multiply(s), h.multiply(s)]);
-    const forged = encodeProof({ gamma, c, s });
+    const forged = encodeProof(gamma.toBytes(), c, s);
     expect(vrfProofToHash(forged)).toHaveLength(64);
     expect(vrfVerify(identity, a, forged)).toBeUndefined();
   });

@@ -7,9 +7,9 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { challengeGeneration } from "./challenge.js";
 import { encodeToCurve } from "./encode-to-curve.js";
 import { VrfError } from "./errors.js";
-import { nonceGeneration } from "./nonce.js";
-import { decodeProof, encodeProof, gammaToHash } from "./proof.js";
-import { Fn, Point, pointToString, SECRET_KEY_LENGTH, stringToPoint } from "./suite.js";
+import { decodeProof, gammaToHash } from "./proof.js";
+import { vrfProver } from "./prover.js";
+import { Point, SECRET_KEY_LENGTH, stringToPoint } from "./suite.js";
 
 /** PK_string of a 32-byte secret key: the Ed25519 public key of RFC 8032 section 5.1.5. */
 export function vrfPublicKey(secretKey: Uint8Array): Uint8Array {
@@ -24,13 +24,7 @@ export function vrfPublicKey(secretKey: Uint8Array): Uint8Array {
 export function vrfProve(secretKey: Uint8Array, alpha: Uint8Array): Uint8Array {
   assertSecretKey(secretKey);
   assertBytes("alpha", alpha);
-  const { prefix, scalar: x, point: y, pointBytes } = ed25519.utils.getExtendedPublicKey(secretKey);
-  const h = encodeToCurve(pointBytes, alpha);
-  if (h === undefined) throw new VrfError("VRF_ENCODE_TO_CURVE_FAILED", "no ctr below 256 gave H");
-  const gamma = h.multiply(x);
-  const k = nonceGeneration(prefix, pointToString(h));
-  const c = challengeGeneration([y, h, gamma, Point.BASE.multiply(k), h.multiply(k)]);
-  return encodeProof({ gamma, c, s: Fn.add(k, Fn.mul(c, x)) });
+  return vrfProver(secretKey).prove(alpha);
 }
 
 /**

@@ -21,9 +21,9 @@ export interface DecodedProof {
 }
 
 /** pi_string = point_to_string(Gamma) || int_to_string(c, 16) || int_to_string(s, 32). */
-export function encodeProof({ gamma, c, s }: DecodedProof): Uint8Array {
+export function encodeProof(gamma: Uint8Array, c: bigint, s: bigint): Uint8Array {
   const proof = new Uint8Array(PROOF_LENGTH);
-  proof.set(pointToString(gamma), 0);
+  proof.set(gamma, 0);
   proof.set(intToString(c, CHALLENGE_LENGTH), POINT_LENGTH);
   proof.set(intToString(s, SCALAR_LENGTH), POINT_LENGTH + CHALLENGE_LENGTH);
   return proof;

@@ -1,0 +1,47 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { vrfProve, vrfVerify } from "./ecvrf.js";
+import vectorFile from "./fixtures/rfc9381-vectors.json" with { type: "json" };
+import { nobleMultiply, type ScalarMultiply, vrfProver } from "./prover.js";
+import { hex, unhex } from "./test-support/encodings.js";
+
+const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
+
+describe("vrfProver", () => {
+  it("reproduces RFC 9381 B.3's proofs, and sends exactly x*H and k*H to its multiply", () => {
+    for (const vector of vectorFile.vectors) {
+      const calls: string[] = [];
+      const counting: ScalarMultiply = (scalar, point) => {
+        calls.push(hex(point));
+        return nobleMultiply(scalar, point);
+      };
+      const prover = vrfProver(unhex(vector.sk), counting);
+      expect(hex(prover.publicKey)).toBe(vector.pk);
+      expect(hex(prover.prove(unhex(vector.alpha)))).toBe(vector.pi);
+      expect(calls).toEqual([vector.h, vector.h]);
+    }
+  });
+
+  it("gives vrfProve's proof whatever the (correct) multiply, and a wrong one makes proofs that fail", () => {
+    fc.assert(
+      fc.property(bytes32, fc.uint8Array({ maxLength: 64 }), (sk, alpha) => {
+        const proof = vrfProver(sk).prove(alpha);
+        expect(proof).toEqual(vrfProve(sk, alpha));
+        const prover = vrfProver(sk, (scalar, point) =>
+          nobleMultiply(
+            scalar.map((b, i) => (i === 0 ? b ^ 1 : b)),
+            point,
+          ),
+        );
+        expect(vrfVerify(prover.publicKey, alpha, prover.prove(alpha))).toBeUndefined();
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("refuses bad arguments, naming them", () => {
+    expect(() => vrfProver(new Uint8Array(31))).toThrow(/secretKey/);
+    expect(() => vrfProver(new Uint8Array(32), 5 as never)).toThrow(/multiply/);
+    expect(() => vrfProver(new Uint8Array(32)).prove("a" as never)).toThrow(/alpha/);
+  });
+});
