@@ -19,13 +19,7 @@ import {
   proofPlanNodes,
 } from "@svc/merkle";
 import { isValidKeyName } from "@svc/signed-note";
-import {
-  type Appended,
-  appendBatch,
-  type IndexedChange,
-  type KtChange,
-  type RightEdge,
-} from "./append-batch.js";
+import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
 import { KtLogError } from "./errors.js";
 import { distinct, pathContinues, readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
@@ -97,7 +91,7 @@ const TOMBSTONE = 2;
 const OPENING_CHECK = new Uint8Array(32);
 
 interface Pending {
-  change: IndexedChange;
+  change: KtChange;
   resolve: (appended: Appended) => void;
   reject: (error: unknown) => void;
 }
@@ -285,13 +279,10 @@ export class KtLog {
     } catch (error) {
       return Promise.reject(error);
     }
-    return this.#indexes.lookup(this.#storage.db, [change.address]).then(
-      ([vrf]) =>
-        new Promise<Appended>((resolve, reject) => {
-          this.#pending.push({ change: { ...change, vrf: vrf as AddressIndex }, resolve, reject });
-          if (!this.#draining) void this.#drain();
-        }),
-    );
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ change, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
   }
 
   async latestSth(): Promise<SignedTreeHead> {
@@ -440,10 +431,13 @@ export class KtLog {
       while (this.#pending.length > 0) {
         const batch = this.#pending.splice(0, this.#maxBatch);
         try {
+          // Looked up (or proved) for the whole batch at once, in the order the changes came.
+          const addresses = batch.map((p) => p.change.address);
+          const vrf = await this.#indexes.lookup(this.#storage.db, addresses);
           const { appended, edge } = await appendBatch(
             this.#storage.db,
             this.#signer,
-            batch.map((p) => p.change),
+            batch.map((p, i) => ({ ...p.change, vrf: vrf[i] as AddressIndex })),
             this.#now(),
             this.#edge,
             this.#newOpening,
