@@ -116,6 +116,7 @@ export async function runConfiguration(
           recorder,
           client: httpLogClient(deployment.urls[0] as string),
           logPublicKey,
+          vrfSecretKey: decodeBase64(deployment.ktVrfKey),
           latestSths,
         }),
       ];

@@ -14,6 +14,8 @@ export interface Deployment {
   database: string;
   /** The operator key every instance signs tree heads with. */
   ktSigningKey: string;
+  /** The VRF secret key (SVC_KT_VRF_KEY, base64) every instance computes the log's indexes with. */
+  ktVrfKey: string;
   stop(): Promise<void>;
 }
 
@@ -26,8 +28,9 @@ export interface DeploymentOptions {
 
 /**
  * `instances` prekey servers on one new database, as deployed behind a load balancer: one KT
- * signing key, inbox and KT on. Rate limits are off (every client here has one IP) and logging is
- * at `error`, so that any 5xx prints its reason. PGlite belongs to one process: one instance.
+ * signing key and one KT VRF key, inbox and KT on. Rate limits are off (every client here has one
+ * IP) and logging is at `error`, so that any 5xx prints its reason. PGlite belongs to one
+ * process: one instance.
  */
 export async function startDeployment(options: DeploymentOptions): Promise<Deployment> {
   const { instances, postgresUrl } = options;
@@ -37,12 +40,13 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
   }
   const database = postgresUrl === undefined ? undefined : await createTestDatabase(postgresUrl);
   const ktSigningKey = randomBytes(32).toString("base64");
+  const ktVrfKey = randomBytes(32).toString("base64");
   const env: Record<string, string> = {
     SVC_LOG_LEVEL: "error",
     SVC_RATE_LIMIT: "off",
     SVC_KT: "on",
     SVC_KT_SIGNING_KEY: ktSigningKey,
-    SVC_KT_VRF_KEY: randomBytes(32).toString("base64"),
+    SVC_KT_VRF_KEY: ktVrfKey,
     SVC_INBOX: "on",
     ...(database ? { DATABASE_URL: database.url } : {}),
   };
@@ -60,6 +64,7 @@ export async function startDeployment(options: DeploymentOptions): Promise<Deplo
     pids: servers.flatMap((server) => (server.pid === undefined ? [] : [server.pid])),
     database: database ? "PostgreSQL" : "PGlite",
     ktSigningKey,
+    ktVrfKey,
     async stop() {
       await Promise.all(servers.map((server) => server.stop()));
       await database?.drop();

@@ -1,19 +1,30 @@
-import { decodeBase64, encodeBase64, equalBytes } from "@svc/canonical";
 import {
-  decodeLeaf,
+  bytesToHex,
+  decodeBase64,
+  ed25519KeyPairFromSeed,
+  encodeBase64,
+  equalBytes,
+} from "@svc/canonical";
+import {
+  decodeLeafV2,
+  isLeafV2,
   KtMonitor,
   KtVerifyError,
   type LogClient,
+  leafCommitment,
   parseKtProof,
   type SignedTreeHead,
   verifyKtProofBody,
   verifySthSignature,
+  vrfIndex,
 } from "@svc/kt-verify";
-import { leafHash, MemoryTree, mapKey, SparseMerkleMap, verifyInclusion } from "@svc/merkle";
+import { leafHash, MemoryTree, SparseMerkleMap, verifyInclusion } from "@svc/merkle";
 import type { InvariantResult } from "./invariants.js";
 import type { Recorder } from "./recorder.js";
 
 const EXAMPLES = 5;
+/** VRF look-ups in flight at once while indexing the run's addresses. */
+const VRF_CONCURRENCY = 16;
 
 export interface KtCheckInput {
   recorder: Pick<
@@ -23,19 +34,29 @@ export interface KtCheckInput {
   /** The log as one instance serves it, read after the load. */
   client: LogClient;
   logPublicKey: Uint8Array;
+  /**
+   * The deployment's VRF secret key (SVC_KT_VRF_KEY, 32 bytes): the harness is the operator. Its
+   * public key is the one the log's indexes and proofs must verify under.
+   */
+  vrfSecretKey: Uint8Array;
   /** Each instance's latest tree head at the end, besides those the bundles carried. */
   latestSths: readonly SignedTreeHead[];
 }
 
 /**
- * The key-transparency log after the load, audited as `svc-kt monitor` does and more:
+ * The key-transparency log (map format 3, protocol.md §9 "Private index") after the load,
+ * audited as `svc-kt monitor` does and more:
  * - the final STH is signed by the log, and the leaves served hash to its root and index root;
  * - every leaf's inclusion proof (computed from the leaves) verifies against that root;
- * - every identity registered during the run is logged exactly once, with its keys, and no
- *   other address is;
+ * - every leaf is a v2 identity leaf at the VRF index of an identity registered during the run
+ *   (indexes of the run's addresses verified under the deployment's VRF key), every such
+ *   identity is logged exactly once, and no other index is;
  * - every tree head served during the run (in bundle proofs, and each instance's latest) is
- *   signed and is a prefix of the final log: same root and index root at its size;
- * - every bundle proof verifies for the bundle it came with, and names the final log's leaf.
+ *   signed and is a prefix of the final log: same root and format-3 index root at its size;
+ * - every bundle proof verifies for the bundle it came with under the VRF key, and names the
+ *   final log's leaf; its opening shows that leaf committing to the keys the address
+ *   registered. Leaves do not show keys: the keys of addresses no bundle was fetched for go
+ *   unchecked.
  */
 export async function checkKtLog(input: KtCheckInput): Promise<InvariantResult> {
   const { recorder, client, logPublicKey } = input;
@@ -46,6 +67,8 @@ export async function checkKtLog(input: KtCheckInput): Promise<InvariantResult> 
     if (examples.length < EXAMPLES) examples.push(text);
   };
   const name = "every KT leaf consistent with the final STH";
+  // The ECVRF-EDWARDS25519 public key is the RFC 8032 Ed25519 public key of the secret.
+  const vrfPublicKey = ed25519KeyPairFromSeed(input.vrfSecretKey).publicKey;
 
   const leaves: Uint8Array[] = [];
   const recording: LogClient = {
@@ -56,13 +79,33 @@ export async function checkKtLog(input: KtCheckInput): Promise<InvariantResult> 
       return page;
     },
   };
-  const monitor = new KtMonitor({ client: recording, logPublicKey, onEvent: () => {} });
+  const monitor = new KtMonitor({
+    client: recording,
+    logPublicKey,
+    vrfPublicKey,
+    onEvent: () => {},
+  });
   let sth: SignedTreeHead;
   try {
     sth = await monitor.step();
   } catch (error) {
-    const reason = error instanceof KtVerifyError ? `${error.code}: ${error.message}` : error;
-    return { name, passed: false, violations: 1, detail: `final STH: ${reason}`, examples };
+    return {
+      name,
+      passed: false,
+      violations: 1,
+      detail: `final STH: ${describe(error)}`,
+      examples,
+    };
+  }
+  if (client.logId !== undefined) {
+    try {
+      const announced = (await client.logId()).vrfPublicKey;
+      if (announced === undefined || !equalBytes(announced, vrfPublicKey)) {
+        violation("GET /v1/kt/log_id does not announce the deployment's VRF public key");
+      }
+    } catch (error) {
+      violation(`GET /v1/kt/log_id: ${describe(error)}`);
+    }
   }
 
   const tree = new MemoryTree();
@@ -74,21 +117,33 @@ export async function checkKtLog(input: KtCheckInput): Promise<InvariantResult> 
     }
   }
 
+  // Every address the run knows of, registered or not, so that a leaf can be named.
+  const known = new Set([
+    ...recorder.identities.keys(),
+    ...recorder.identitiesUncertain,
+    ...recorder.bundleProofs.map((recorded) => recorded.address),
+  ]);
+  const addressAt = await indexAddresses(known, client, vrfPublicKey, violation);
+
   const logged = new Map<string, number>();
   for (const [i, bytes] of leaves.entries()) {
-    const leaf = decodeLeaf(bytes);
-    logged.set(leaf.address, (logged.get(leaf.address) ?? 0) + 1);
-    const registered = recorder.identities.get(leaf.address);
-    if (leaf.kind !== "identity") violation(`leaf ${i}: a tombstone of ${leaf.address}`);
-    else if (registered === undefined) {
-      if (!recorder.identitiesUncertain.has(leaf.address)) {
-        violation(`leaf ${i}: ${leaf.address}, which nobody registered`);
-      }
-    } else if (
-      encodeBase64(leaf.identitySigningKey) !== registered.identitySigningKey ||
-      encodeBase64(leaf.identityDHKey) !== registered.identityDHKey
-    ) {
-      violation(`leaf ${i}: ${leaf.address} with other keys than it registered`);
+    let leaf: ReturnType<typeof decodeLeafV2>;
+    try {
+      leaf = decodeLeafV2(bytes);
+    } catch (error) {
+      violation(`leaf ${i}: not a v2 leaf (${describe(error)})`);
+      continue;
+    }
+    const address = addressAt.get(bytesToHex(leaf.index));
+    const named = address ?? `index ${bytesToHex(leaf.index).slice(0, 16)}…`;
+    if (address !== undefined) {
+      logged.set(address, (logged.get(address) ?? 0) + 1);
+    }
+    if (leaf.kind !== "identity") violation(`leaf ${i}: a tombstone of ${named}`);
+    else if (address === undefined) {
+      violation(`leaf ${i}: ${named}, the index of no address the run registered`);
+    } else if (!recorder.identities.has(address) && !recorder.identitiesUncertain.has(address)) {
+      violation(`leaf ${i}: ${address}, which nobody registered`);
     }
   }
   for (const address of recorder.identities.keys()) {
@@ -110,19 +165,38 @@ export async function checkKtLog(input: KtCheckInput): Promise<InvariantResult> 
   for (const latest of input.latestSths) served.set(sthKey(latest), latest);
   await checkServedSths([...served.values()], leaves, sth, logPublicKey, violation);
 
+  /** Leaves whose commitment was opened against the keys their address registered. */
+  const keysChecked = new Set<number>();
   for (const { recorded, proof } of proofs) {
     try {
-      const verified = verifyKtProofBody(recorded.address, proof, {
-        type: "inclusion",
-        identitySigningKey: decodeBase64(recorded.identitySigningKey),
-        identityDHKey: decodeBase64(recorded.identityDHKey),
-      });
+      const verified = verifyKtProofBody(
+        recorded.address,
+        proof,
+        {
+          type: "inclusion",
+          identitySigningKey: decodeBase64(recorded.identitySigningKey),
+          identityDHKey: decodeBase64(recorded.identityDHKey),
+        },
+        vrfPublicKey,
+      );
       const index = verified.leafIndex ?? -1;
-      if (
-        proof.body.type !== "absence" &&
-        !equalBytes(proof.body.leaf, leaves[index] ?? new Uint8Array(0))
-      ) {
+      const body = proof.body;
+      if (body.type === "absence") continue;
+      if (!equalBytes(body.leaf, leaves[index] ?? new Uint8Array(0))) {
         violation(`bundle proof of ${recorded.address}: leaf ${index} is not the log's`);
+        continue;
+      }
+      const registered = recorder.identities.get(recorded.address);
+      if (registered === undefined || body.opening === undefined || keysChecked.has(index)) {
+        continue;
+      }
+      keysChecked.add(index);
+      const commitment = leafCommitment(body.opening, recorded.address, {
+        identitySigningKey: decodeBase64(registered.identitySigningKey),
+        identityDHKey: decodeBase64(registered.identityDHKey),
+      });
+      if (!equalBytes(commitment, decodeLeafV2(body.leaf).commitment)) {
+        violation(`leaf ${index}: ${recorded.address} committed to other keys than it registered`);
       }
     } catch (error) {
       violation(`bundle proof of ${recorded.address}: ${describe(error)}`);
@@ -138,16 +212,58 @@ export async function checkKtLog(input: KtCheckInput): Promise<InvariantResult> 
     passed: violations === 0,
     violations,
     detail:
-      `final STH at size ${sth.treeSize} signed, its root and index root rebuilt from the ` +
-      `leaves; ${leaves.length} inclusion proofs checked; ${recorder.identities.size} ` +
-      `identities registered, each logged once with its keys; ${served.size} tree heads ` +
-      `served during the run, each signed and a prefix of the final log; ${proofs.length} ` +
+      `final STH at size ${sth.treeSize} signed, its root and format-3 index root rebuilt from ` +
+      `the leaves; ${leaves.length} inclusion proofs checked; ${recorder.identities.size} ` +
+      `identities registered, each logged once at its VRF index (${addressAt.size} indexes ` +
+      `verified under the VRF key); leaves show no keys: the keys of the ${keysChecked.size} addresses fetched checked ` +
+      `through their bundle proofs' commitments; ${served.size} tree ` +
+      `heads served during the run, each signed and a prefix of the final log; ${proofs.length} ` +
       `bundle proofs verified (${recorder.bundlesWithoutProof} bundles without one)`,
     examples,
   };
 }
 
-/** Each STH signed, and the final log at its size has its root and index root. */
+/**
+ * Each address's VRF index (hex) -> the address. The index is taken from the log's VRF proof
+ * (GET /v1/kt/vrf/{address}) verified under the deployment's VRF public key: ECVRF outputs are
+ * unique, so it is the index ECVRF_prove under the secret key gives, and a log answering
+ * another one, or none, is a violation.
+ */
+async function indexAddresses(
+  addresses: ReadonlySet<string>,
+  client: LogClient,
+  vrfPublicKey: Uint8Array,
+  violation: (text: string) => void,
+): Promise<Map<string, string>> {
+  const byIndex = new Map<string, string>();
+  const lookUp = client.vrf?.bind(client);
+  if (lookUp === undefined) {
+    violation("the log client cannot fetch VRF proofs (GET /v1/kt/vrf): no leaf can be named");
+    return byIndex;
+  }
+  const queue = [...addresses];
+  const worker = async () => {
+    for (let address = queue.shift(); address !== undefined; address = queue.shift()) {
+      try {
+        const answer = await lookUp(address);
+        const index = vrfIndex(vrfPublicKey, answer.vrfProof, address);
+        if (index === undefined) {
+          violation(`VRF proof of ${address} does not verify under the deployment's VRF key`);
+        } else if (!equalBytes(index, answer.index)) {
+          violation(`GET /v1/kt/vrf/${address} answered another index than its proof's`);
+        } else {
+          byIndex.set(bytesToHex(index), address);
+        }
+      } catch (error) {
+        violation(`VRF index of ${address}: ${describe(error)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: VRF_CONCURRENCY }, worker));
+  return byIndex;
+}
+
+/** Each STH signed, and the final log at its size has its root and format-3 index root. */
 async function checkServedSths(
   sths: SignedTreeHead[],
   leaves: readonly Uint8Array[],
@@ -167,6 +283,8 @@ async function checkServedSths(
     bySize.set(sth.treeSize, [...(bySize.get(sth.treeSize) ?? []), sth]);
   }
   const tree = new MemoryTree();
+  // Map format 3: VRF index -> leaf hash of the latest v2 leaf (v1 leaves, already reported
+  // above, are not in it).
   const index = new SparseMerkleMap();
   const compare = (size: number) => {
     for (const sth of bySize.get(size) ?? []) {
@@ -179,7 +297,13 @@ async function checkServedSths(
   for (const leaf of leaves) {
     const hash = leafHash(leaf);
     tree.appendLeafHash(hash);
-    index.set(mapKey(decodeLeaf(leaf).address), hash);
+    if (isLeafV2(leaf)) {
+      try {
+        index.set(decodeLeafV2(leaf).index, hash);
+      } catch {
+        // Malformed: reported with the leaves.
+      }
+    }
     compare(tree.size);
   }
 }
