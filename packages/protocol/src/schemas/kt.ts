@@ -17,6 +17,8 @@ export const LogIdResponse = v.object({
   logId: hash,
   publicKey: hash,
   vrfPublicKey: v.optional(hash),
+  origin: v.optional(v.string()),
+  checkpointKey: v.optional(v.string()),
 });
 
 export const VrfIndexResponse = v.object({

@@ -1,8 +1,9 @@
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
 import { createSthSigner, KtLog } from "@svc/kt-log";
-import { parseSth, verifySthSignature } from "@svc/kt-verify";
+import { defaultOrigin, parseSth, verifySthSignature } from "@svc/kt-verify";
 import { verifyConsistency } from "@svc/merkle";
+import { ED25519_TYPE, formatVerifierKey } from "@svc/signed-note";
 import { vrfPublicKey } from "@svc/vrf";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -57,6 +58,8 @@ describe("key transparency routes", () => {
       logId: encodeBase64(signer.logId),
       publicKey: encodeBase64(signer.publicKey),
       vrfPublicKey: encodeBase64(vrfPublicKey(decodeBase64(TEST_KT_VRF_KEY, 32))),
+      origin: defaultOrigin(signer.logId),
+      checkpointKey: formatVerifierKey(defaultOrigin(signer.logId), signer.publicKey, ED25519_TYPE),
     });
   });
 
