@@ -1,7 +1,7 @@
 import { type Database, executeRows, plainBytes } from "@svc/db";
 import { type VrfProver, vrfProofToHash, vrfProver } from "@svc/vrf";
 import { sql } from "drizzle-orm";
-import { sodiumMultiply } from "./sodium-multiply.js";
+import { sodiumArithmetic } from "./sodium-arithmetic.js";
 
 /** An address's map key (the first 32 bytes of its VRF output) and the VRF proof of it. */
 export interface AddressIndex {
@@ -25,7 +25,7 @@ export class VrfIndexes {
   readonly #capacity: number;
 
   constructor(secretKey: Uint8Array, capacity = 10_000) {
-    this.#prover = vrfProver(secretKey, sodiumMultiply());
+    this.#prover = vrfProver(secretKey, sodiumArithmetic());
     this.publicKey = this.#prover.publicKey;
     this.#capacity = capacity;
   }

@@ -1,7 +1,7 @@
 export { vrfProofToHash, vrfProve, vrfPublicKey, vrfVerify } from "./ecvrf.js";
 export type { VrfErrorCode } from "./errors.js";
 export { VrfError } from "./errors.js";
-export { nobleMultiply, type ScalarMultiply, type VrfProver, vrfProver } from "./prover.js";
+export { nobleArithmetic, type ScalarArithmetic, type VrfProver, vrfProver } from "./prover.js";
 export {
   OUTPUT_LENGTH as VRF_OUTPUT_LENGTH,
   PROOF_LENGTH as VRF_PROOF_LENGTH,

@@ -2,23 +2,29 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { vrfProve, vrfVerify } from "./ecvrf.js";
 import vectorFile from "./fixtures/rfc9381-vectors.json" with { type: "json" };
-import { nobleMultiply, type ScalarMultiply, vrfProver } from "./prover.js";
+import { nobleArithmetic, type ScalarArithmetic, vrfProver } from "./prover.js";
 import { hex, unhex } from "./test-support/encodings.js";
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
 
 describe("vrfProver", () => {
-  it("reproduces RFC 9381 B.3's proofs, and sends exactly x*H and k*H to its multiply", () => {
+  it("reproduces RFC 9381 B.3's proofs, with exactly x*H and k*H, then k*B, to its arithmetic", () => {
     for (const vector of vectorFile.vectors) {
       const calls: string[] = [];
-      const counting: ScalarMultiply = (scalar, point) => {
-        calls.push(hex(point));
-        return nobleMultiply(scalar, point);
+      const counting: ScalarArithmetic = {
+        multiply(scalar, point) {
+          calls.push(hex(point));
+          return nobleArithmetic.multiply(scalar, point);
+        },
+        multiplyBase(scalar) {
+          calls.push("B");
+          return nobleArithmetic.multiplyBase(scalar);
+        },
       };
       const prover = vrfProver(unhex(vector.sk), counting);
       expect(hex(prover.publicKey)).toBe(vector.pk);
       expect(hex(prover.prove(unhex(vector.alpha)))).toBe(vector.pi);
-      expect(calls).toEqual([vector.h, vector.h]);
+      expect(calls).toEqual([vector.h, "B", vector.h]);
     }
   });
 
@@ -27,12 +33,14 @@ describe("vrfProver", () => {
       fc.property(bytes32, fc.uint8Array({ maxLength: 64 }), (sk, alpha) => {
         const proof = vrfProver(sk).prove(alpha);
         expect(proof).toEqual(vrfProve(sk, alpha));
-        const prover = vrfProver(sk, (scalar, point) =>
-          nobleMultiply(
-            scalar.map((b, i) => (i === 0 ? b ^ 1 : b)),
-            point,
-          ),
-        );
+        const prover = vrfProver(sk, {
+          ...nobleArithmetic,
+          multiply: (scalar, point) =>
+            nobleArithmetic.multiply(
+              scalar.map((b, i) => (i === 0 ? b ^ 1 : b)),
+              point,
+            ),
+        });
         expect(vrfVerify(prover.publicKey, alpha, prover.prove(alpha))).toBeUndefined();
       }),
       { numRuns: 20 },
@@ -41,7 +49,10 @@ describe("vrfProver", () => {
 
   it("refuses bad arguments, naming them", () => {
     expect(() => vrfProver(new Uint8Array(31))).toThrow(/secretKey/);
-    expect(() => vrfProver(new Uint8Array(32), 5 as never)).toThrow(/multiply/);
+    expect(() => vrfProver(new Uint8Array(32), 5 as never)).toThrow(/arithmetic/);
+    expect(() =>
+      vrfProver(new Uint8Array(32), { multiply: () => new Uint8Array(32) } as never),
+    ).toThrow(/multiplyBase/);
     expect(() => vrfProver(new Uint8Array(32)).prove("a" as never)).toThrow(/alpha/);
   });
 });
