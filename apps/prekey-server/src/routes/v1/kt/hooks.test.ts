@@ -136,6 +136,23 @@ describe("createKtHooks", () => {
     });
   });
 
+  it("answers each proof under the latest STH, a re-signed one included, its wire form reused in between", async () => {
+    const { log, hooks, register } = await setup();
+    await register("alice");
+    const first = await hooks.bundleProof("alice");
+    const again = await hooks.bundleProof("alice");
+    expect(again.json).toEqual(first.json);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const resigned = await log.refresh(0);
+    const after = (await hooks.bundleProof("alice")).json as { sth: { timestampMs: number } };
+    expect(after.sth.timestampMs).toBe(resigned?.timestampMs);
+    expect(after.sth.timestampMs).toBeGreaterThan((first.json as typeof after).sth.timestampMs);
+    await register("bob");
+    expect(
+      ((await hooks.bundleProof("alice")).json as { sth: { treeSize: number } }).sth.treeSize,
+    ).toBe(2);
+  });
+
   it("says whether each proof shows the address registered", async () => {
     const { hooks } = await setup();
     expect((await hooks.bundleProof("ghost")).provesRegistered).toBe(false);
