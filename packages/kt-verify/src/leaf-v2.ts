@@ -1,7 +1,7 @@
 import { sha256 } from "@noble/hashes/sha2.js";
-import { concatBytes, equalBytes, normalizeAddress, u64be } from "@svc/canonical";
-import { KtVerifyError } from "./errors.js";
-import { LEAF_KIND } from "./leaf.js";
+import { concatBytes, equalBytes, u64be } from "@svc/canonical";
+import { requireBytes } from "./arguments.js";
+import { LEAF_KIND, malformedLeaf, normalizeAddressOrNull, readTimestamp } from "./leaf.js";
 
 /** Domain separation of format-3 log leaves: the ASCII bytes `svc-kt-leaf-v2` and 0x00. */
 export const LEAF_V2_DOMAIN: Uint8Array = new TextEncoder().encode("svc-kt-leaf-v2\0");
@@ -53,25 +53,22 @@ export function isLeafV2(bytes: Uint8Array): boolean {
 /** Parses {@link encodeLeafV2} output; KtVerifyError KT_MALFORMED for anything else. */
 export function decodeLeafV2(bytes: Uint8Array): KtLeafV2 {
   if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
-  if (!isLeafV2(bytes)) throw malformed("does not start with the v2 leaf domain");
-  if (bytes.length !== LEAF_V2_SIZE) throw malformed("wrong length");
+  if (!isLeafV2(bytes)) throw malformedLeaf("does not start with the v2 leaf domain");
+  if (bytes.length !== LEAF_V2_SIZE) throw malformedLeaf("wrong length");
   let offset = LEAF_V2_DOMAIN.length;
   const kindByte = bytes[offset++] as number;
   if (kindByte !== LEAF_KIND.identity && kindByte !== LEAF_KIND.tombstone) {
-    throw malformed(`unknown kind ${kindByte}`);
+    throw malformedLeaf(`unknown kind ${kindByte}`);
   }
   const index = bytes.slice(offset, offset + HASH_SIZE);
   offset += HASH_SIZE;
   const commitment = bytes.slice(offset, offset + HASH_SIZE);
   offset += HASH_SIZE;
-  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 8);
-  const high = view.getUint32(0);
-  if (high >= 2 ** 21) throw malformed("timestamp is not a safe integer");
   return {
     kind: kindByte === LEAF_KIND.identity ? "identity" : "tombstone",
     index,
     commitment,
-    timestampMs: high * 2 ** 32 + view.getUint32(4),
+    timestampMs: readTimestamp(bytes, offset),
   };
 }
 
@@ -85,7 +82,7 @@ export function leafCommitment(
   keys?: { identitySigningKey: Uint8Array; identityDHKey: Uint8Array },
 ): Uint8Array {
   requireBytes(opening, "opening", HASH_SIZE);
-  if (typeof address !== "string" || normalizeOrNull(address) !== address) {
+  if (typeof address !== "string" || normalizeAddressOrNull(address) !== address) {
     throw new RangeError("address must be a valid, normalized address");
   }
   const name = new TextEncoder().encode(address);
@@ -102,22 +99,4 @@ export function leafCommitment(
     );
   }
   return sha256(concatBytes(...parts));
-}
-
-function normalizeOrNull(address: string): string | null {
-  try {
-    return normalizeAddress(address);
-  } catch {
-    return null;
-  }
-}
-
-function requireBytes(value: unknown, name: string, length: number): Uint8Array {
-  if (!(value instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (value.length !== length) throw new RangeError(`${name} must be ${length} bytes`);
-  return value;
-}
-
-function malformed(reason: string): KtVerifyError {
-  return new KtVerifyError("KT_MALFORMED", `log leaf ${reason}`);
 }

@@ -1,4 +1,5 @@
 import { concatBytes, equalBytes, normalizeAddress, u64be } from "@svc/canonical";
+import { requireBytes } from "./arguments.js";
 import { KtVerifyError } from "./errors.js";
 
 /** Domain separation of log leaves: the ASCII bytes `svc-kt-leaf-v1` and 0x00. */
@@ -51,25 +52,22 @@ export function decodeLeaf(bytes: Uint8Array): KtLeaf {
   if (!(bytes instanceof Uint8Array)) throw new TypeError("bytes must be a Uint8Array");
   let offset = LEAF_DOMAIN.length;
   if (bytes.length < offset + 3 || !equalBytes(bytes.subarray(0, offset), LEAF_DOMAIN)) {
-    throw malformed("does not start with the leaf domain");
+    throw malformedLeaf("does not start with the leaf domain");
   }
   const kind = bytes[offset] as number;
   const length = ((bytes[offset + 1] as number) << 8) | (bytes[offset + 2] as number);
   offset += 3;
   if (kind !== LEAF_KIND.identity && kind !== LEAF_KIND.tombstone) {
-    throw malformed(`unknown kind ${kind}`);
+    throw malformedLeaf(`unknown kind ${kind}`);
   }
   const keysLength = kind === LEAF_KIND.identity ? 2 * KEY_SIZE : 0;
-  if (length === 0 || length > MAX_ADDRESS_BYTES) throw malformed("bad address length");
-  if (bytes.length !== offset + length + keysLength + 8) throw malformed("wrong length");
+  if (length === 0 || length > MAX_ADDRESS_BYTES) throw malformedLeaf("bad address length");
+  if (bytes.length !== offset + length + keysLength + 8) throw malformedLeaf("wrong length");
   const address = decodeAddress(bytes.subarray(offset, offset + length));
   offset += length;
   const keys = bytes.slice(offset, offset + keysLength);
   offset += keysLength;
-  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 8);
-  const high = view.getUint32(0);
-  if (high >= 2 ** 21) throw malformed("timestamp is not a safe integer");
-  const timestampMs = high * 2 ** 32 + view.getUint32(4);
+  const timestampMs = readTimestamp(bytes, offset);
   if (kind === LEAF_KIND.tombstone) return { kind: "tombstone", address, timestampMs };
   return {
     kind: "identity",
@@ -80,20 +78,28 @@ export function decodeLeaf(bytes: Uint8Array): KtLeaf {
   };
 }
 
+/** A leaf's u64be timestamp at `offset`; KT_MALFORMED above 2^53 - 1. */
+export function readTimestamp(bytes: Uint8Array, offset: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, 8);
+  const high = view.getUint32(0);
+  if (high >= 2 ** 21) throw malformedLeaf("timestamp is not a safe integer");
+  return high * 2 ** 32 + view.getUint32(4);
+}
+
 function decodeAddress(bytes: Uint8Array): string {
   let address: string;
   try {
     address = utf8Decoder.decode(bytes);
   } catch {
-    throw malformed("address is not UTF-8");
+    throw malformedLeaf("address is not UTF-8");
   }
   if (normalizeAddressOrNull(address) !== address) {
-    throw malformed("address is not a valid, normalized address");
+    throw malformedLeaf("address is not a valid, normalized address");
   }
   return address;
 }
 
-function normalizeAddressOrNull(address: string): string | null {
+export function normalizeAddressOrNull(address: string): string | null {
   try {
     return normalizeAddress(address);
   } catch {
@@ -102,11 +108,9 @@ function normalizeAddressOrNull(address: string): string | null {
 }
 
 function requireKey(key: unknown, name: string): Uint8Array {
-  if (!(key instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (key.length !== KEY_SIZE) throw new RangeError(`${name} must be ${KEY_SIZE} bytes`);
-  return key;
+  return requireBytes(key, name, KEY_SIZE);
 }
 
-function malformed(reason: string): KtVerifyError {
+export function malformedLeaf(reason: string): KtVerifyError {
   return new KtVerifyError("KT_MALFORMED", `log leaf ${reason}`);
 }

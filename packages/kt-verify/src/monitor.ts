@@ -6,6 +6,7 @@ import {
   normalizeAddress,
 } from "@svc/canonical";
 import { CompactRange, leafHash, mapKey, SparseMerkleMap, verifyConsistency } from "@svc/merkle";
+import { optionalKey, requireBytes } from "./arguments.js";
 import { KtVerifyError } from "./errors.js";
 import { decodeLeaf } from "./leaf.js";
 import { decodeLeafV2, isLeafV2 } from "./leaf-v2.js";
@@ -103,25 +104,12 @@ export class KtMonitor {
     if (typeof options.onEvent !== "function") {
       throw new TypeError("options.onEvent must be a function");
     }
-    if (!(options.logPublicKey instanceof Uint8Array)) {
-      throw new TypeError("options.logPublicKey must be a Uint8Array");
-    }
-    if (options.logPublicKey.length !== 32) {
-      throw new RangeError("options.logPublicKey must be 32 bytes");
-    }
+    requireBytes(options.logPublicKey, "options.logPublicKey", 32);
     this.#client = options.client;
     this.#logPublicKey = options.logPublicKey;
     this.#logId = logIdOf(options.logPublicKey);
     this.#watch = new Set((options.watch ?? []).map(watchedAddress));
-    if (options.vrfPublicKey !== undefined) {
-      if (!(options.vrfPublicKey instanceof Uint8Array)) {
-        throw new TypeError("options.vrfPublicKey must be a Uint8Array");
-      }
-      if (options.vrfPublicKey.length !== 32) {
-        throw new RangeError("options.vrfPublicKey must be 32 bytes");
-      }
-      this.#vrfPublicKey = options.vrfPublicKey.slice();
-    }
+    this.#vrfPublicKey = optionalKey(options.vrfPublicKey, "options.vrfPublicKey");
     this.#onEvent = options.onEvent;
   }
 

@@ -1,5 +1,6 @@
 import { decodeBase64, equalBytes } from "@svc/canonical";
 import { verifyConsistency } from "@svc/merkle";
+import { optionalKey } from "./arguments.js";
 import { KtVerifyError } from "./errors.js";
 import { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
 import {
@@ -81,15 +82,7 @@ export class KtVerifier {
     }
     this.#now = options.now ?? Date.now;
     this.#verifySignature = options.signatureVerifier ?? defaultSthVerifier;
-    if (options.vrfPublicKey !== undefined) {
-      if (!(options.vrfPublicKey instanceof Uint8Array)) {
-        throw new TypeError("options.vrfPublicKey must be a Uint8Array");
-      }
-      if (options.vrfPublicKey.length !== 32) {
-        throw new RangeError("options.vrfPublicKey must be 32 bytes");
-      }
-      this.#vrfPublicKey = options.vrfPublicKey.slice();
-    }
+    this.#vrfPublicKey = optionalKey(options.vrfPublicKey, "options.vrfPublicKey");
     if (options.witnessPolicy !== undefined) {
       const policy = parseWitnessPolicy(options.witnessPolicy, "options.witnessPolicy");
       if (typeof this.#client.checkpoint !== "function") {
