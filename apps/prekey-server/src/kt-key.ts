@@ -10,19 +10,16 @@ export const KT_VRF_KEY_FILE = "kt-vrf-key";
 
 /**
  * The 32-byte Ed25519 seed of the key-transparency operator key: SVC_KT_SIGNING_KEY when set,
- * else the key kept in `${dataDir}/kt-signing-key`,
- * generated on first start. Several instances on one database must share the key (the log
- * refuses to start under another one).
+ * else the key kept in `${dataDir}/kt-signing-key`, generated on first start. Several instances
+ * on one database must share the key (the log refuses to start under another one).
  */
-export async function loadKtSigningSeed(config: Config): Promise<Uint8Array> {
-  if (config.kt.signingKey === undefined) {
-    return loadOrCreateKeyFile(join(config.dataDir, KT_KEY_FILE), 32);
-  }
-  try {
-    return decodeBase64(config.kt.signingKey, 32);
-  } catch {
-    throw new ConfigError(["SVC_KT_SIGNING_KEY: must be the base64 of a 32-byte Ed25519 seed"]);
-  }
+export function loadKtSigningSeed(config: Config): Promise<Uint8Array> {
+  return loadKey(
+    config,
+    config.kt.signingKey,
+    KT_KEY_FILE,
+    "SVC_KT_SIGNING_KEY: must be the base64 of a 32-byte Ed25519 seed",
+  );
 }
 
 /**
@@ -30,13 +27,26 @@ export async function loadKtSigningSeed(config: Config): Promise<Uint8Array> {
  * else the key kept in `${dataDir}/kt-vrf-key`, generated on first start. Like the signing key,
  * every instance on one database must use the same one.
  */
-export async function loadKtVrfKey(config: Config): Promise<Uint8Array> {
-  if (config.kt.vrfKey === undefined) {
-    return loadOrCreateKeyFile(join(config.dataDir, KT_VRF_KEY_FILE), 32);
-  }
+export function loadKtVrfKey(config: Config): Promise<Uint8Array> {
+  return loadKey(
+    config,
+    config.kt.vrfKey,
+    KT_VRF_KEY_FILE,
+    "SVC_KT_VRF_KEY: must be the base64 of a 32-byte VRF secret key",
+  );
+}
+
+/** The configured base64 key, or the one kept (or generated) in the data directory's `file`. */
+async function loadKey(
+  config: Config,
+  configured: string | undefined,
+  file: string,
+  problem: string,
+): Promise<Uint8Array> {
+  if (configured === undefined) return loadOrCreateKeyFile(join(config.dataDir, file), 32);
   try {
-    return decodeBase64(config.kt.vrfKey, 32);
+    return decodeBase64(configured, 32);
   } catch {
-    throw new ConfigError(["SVC_KT_VRF_KEY: must be the base64 of a 32-byte VRF secret key"]);
+    throw new ConfigError([problem]);
   }
 }
