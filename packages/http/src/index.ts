@@ -1,5 +1,6 @@
 export { bearerToken, tokenMatches } from "./bearer-token.js";
 export { clientIp } from "./client-ip.js";
+export { isErrno, syncDirectory, TEMP_SUFFIX, writeFileAtomic } from "./durable-file.js";
 export { ConfigError, loadEnv, onOff, proxyCount, wholeNumber } from "./env.js";
 export { errorResponder, routeNotFound } from "./errors.js";
 export { readJsonBody } from "./json-body.js";

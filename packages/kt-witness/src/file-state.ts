@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { TEMP_SUFFIX, writeFileAtomic } from "@svc/http";
 import { decodeBase64, encodeBase64 } from "@svc/signed-note";
 import { WitnessError } from "./errors.js";
 import type { CosignedTree, WitnessState } from "./state.js";
@@ -29,7 +30,7 @@ export class FileWitnessState implements WitnessState {
     const release = await lockStateDir(dir);
     // Drafts left by a process killed in the middle of a write: never renamed, never read.
     for (const name of await readdir(dir)) {
-      if (name.endsWith(".tmp")) await unlink(join(dir, name));
+      if (name.endsWith(TEMP_SUFFIX)) await unlink(join(dir, name));
     }
     return new FileWitnessState(dir, release);
   }
@@ -55,23 +56,8 @@ export class FileWitnessState implements WitnessState {
     if (!(tree.rootHash instanceof Uint8Array) || tree.rootHash.length !== 32) {
       throw new RangeError("tree.rootHash must be 32 bytes");
     }
-    const path = this.#path(origin);
-    const draft = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
     const text = `${JSON.stringify({ origin, size: tree.size, rootHash: encodeBase64(tree.rootHash) })}\n`;
-    const file = await open(draft, "wx", 0o600);
-    try {
-      await file.writeFile(text, "utf8");
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(draft, path);
-    const directory = await open(this.dir, "r");
-    try {
-      await directory.sync();
-    } finally {
-      await directory.close();
-    }
+    await writeFileAtomic(this.#path(origin), text);
   }
 
   /** Releases the lock; the state can no longer be read or written. */

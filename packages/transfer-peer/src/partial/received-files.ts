@@ -1,6 +1,6 @@
 import { constants, link, mkdir, open, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { isErrno, syncDirectory } from "../fs/durable.js";
+import { isErrno, syncDirectory } from "@svc/http";
 import { InOrderHash } from "./in-order-hash.js";
 import { PartialHandles } from "./partial-handles.js";
 import { candidateName } from "./safe-name.js";

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { decodeBase64Url, equalBytes } from "@svc/canonical";
+import { isErrno } from "@svc/http";
 import { badRequest, checkChunkSeq, requireActive, STREAM_ID_BYTES, SvcError } from "@svc/protocol";
 import { chunkSignedMessage, decodeChunkHeader, openChunk, planStream } from "@svc/transfer-lanes";
 import type { Hono } from "hono";
-import { isErrno } from "../fs/durable.js";
 import type { StreamRecord } from "../store/transfer-store.js";
 import { readBody, requireDeclaredLength } from "./body.js";
 import { readLaneHeaders } from "./chunk-headers.js";

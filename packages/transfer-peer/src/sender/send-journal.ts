@@ -2,8 +2,8 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { decodeBase64, encodeBase64, normalizeAddress } from "@svc/canonical";
+import { isErrno, writeFileAtomic } from "@svc/http";
 import { isStreamId } from "@svc/protocol";
-import { isErrno, writeFileAtomic } from "../fs/durable.js";
 import type { ResumeInfo } from "./options.js";
 
 /** Where a file is sent: the receiver's address and its HTTP server. */
