@@ -117,8 +117,10 @@ describe.skipIf(pgBin === undefined)("PostgreSQL stopped and started under load"
     }
     // Outside the outage only answers; never a 500, a reset or a hang.
     for (const outcome of load.outcomes) {
-      expect([200, 404, 503]).toContain(outcome.status);
-      expect(outcome.ms).toBeLessThan(FAIL_FAST_MS + 1000);
+      // The outcome in the message: a failure says which request, when, and what it got.
+      const seen = JSON.stringify({ ...outcome, stoppedAt, restartAt, recoveredAt });
+      expect([200, 404, 503], seen).toContain(outcome.status);
+      expect(outcome.ms, seen).toBeLessThan(FAIL_FAST_MS + 1000);
     }
     expect(load.between(recoveredAt, Number.POSITIVE_INFINITY).every((o) => o.status < 500)).toBe(
       true,
