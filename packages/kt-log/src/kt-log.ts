@@ -38,7 +38,7 @@ import {
   updateSth,
 } from "./log-store.js";
 import { migrateToVrf } from "./migrate-to-vrf.js";
-import { ProofCache } from "./proof-cache.js";
+import { type IdentityKeys, proofShows, RecentProofs } from "./recent-proofs.js";
 import type { SthSigner } from "./signer.js";
 import { type AddressIndex, VrfIndexes } from "./vrf-indexes.js";
 import { Checkpoints } from "./witnesses/checkpoints.js";
@@ -54,8 +54,13 @@ export interface KtLogOptions {
   onPublish?: (sth: SignedTreeHead) => void;
   /** Most changes appended in one transaction; default 256. */
   maxBatch?: number;
-  /** Addresses whose latest proof body is kept for reuse under the same tree size; 10,000. */
+  /** Addresses whose latest proof is kept for reuse; 10,000. */
   cachedProofs?: number;
+  /**
+   * How long ago a kept proof's STH may have been the latest for {@link KtLog.proofShowing} to
+   * answer it without reading the database; default 1000 ms.
+   */
+  proofLagMs?: number;
   /** Most leaves one {@link KtLog.leaves} call returns; default {@link MAX_LEAVES_PER_READ}. */
   leavesPerRead?: number;
   /** The checkpoints' origin line and note key name; default `defaultOrigin(logId)`. */
@@ -109,7 +114,7 @@ export class KtLog {
   readonly #maxBatch: number;
   readonly #leavesPerRead: number;
   readonly #pending: Pending[] = [];
-  readonly #proofs: ProofCache;
+  readonly #proofs: RecentProofs;
   readonly #prove: (address: string) => Promise<KtProof>;
   readonly #indexes: VrfIndexes;
   readonly #newOpening: (() => Uint8Array) | undefined;
@@ -117,6 +122,7 @@ export class KtLog {
   readonly #witnessing: Witnessing | undefined;
   #draining = false;
   #edge: RightEdge | undefined;
+  #readingLatest = false;
 
   private constructor(options: KtLogOptions) {
     this.#storage = options.storage;
@@ -125,7 +131,7 @@ export class KtLog {
     this.#onPublish = options.onPublish ?? (() => {});
     this.#maxBatch = options.maxBatch ?? 256;
     this.#leavesPerRead = options.leavesPerRead ?? MAX_LEAVES_PER_READ;
-    this.#proofs = new ProofCache(options.cachedProofs ?? 10_000);
+    this.#proofs = new RecentProofs(options.cachedProofs ?? 10_000, options.proofLagMs ?? 1000);
     this.#indexes = new VrfIndexes(options.vrfSecretKey);
     this.#newOpening = options.newOpening;
     const origin = options.origin ?? defaultOrigin(this.#signer.logId);
@@ -335,21 +341,59 @@ export class KtLog {
     return this.#prove(address);
   }
 
+  /**
+   * A proof of what the caller read for `address`: `identity`'s keys, or undefined when the
+   * address is not registered. A kept proof that shows exactly that, under an STH that was the
+   * latest at most `proofLagMs` ago, is answered without reading the database; any other answer
+   * is proved afresh under the latest STH, so a bundle read after a change proves that change.
+   * Undefined when even the latest STH does not show it (the change is not logged yet).
+   */
+  async proofShowing(
+    address: string,
+    identity: IdentityKeys | undefined,
+  ): Promise<KtProof | undefined> {
+    const now = performance.now();
+    if (this.#proofs.latestAging(now)) this.#readLatestAside();
+    const kept = this.#proofs.recent(address, now);
+    if (kept !== undefined && proofShows(kept, address, identity)) return kept;
+    const fresh = await this.proofFor(address);
+    return proofShows(fresh, address, identity) ? fresh : undefined;
+  }
+
+  /** Reads the latest STH for the kept proofs, beside the requests, one read at a time. */
+  #readLatestAside(): void {
+    if (this.#readingLatest) return;
+    this.#readingLatest = true;
+    const readAt = performance.now();
+    readLatestSth(this.#storage.db, this.#signer.logId)
+      .then((sth) => sth && this.#proofs.sawLatest(sth, readAt))
+      // A failed read only leaves the kept proofs to age: the next request proves afresh.
+      .catch(() => {})
+      .finally(() => {
+        this.#readingLatest = false;
+      });
+  }
+
   async #proveBatch(addresses: string[]): Promise<KtProof[]> {
     // The cheap read first: while no change has grown the log, the bodies made earlier still hold.
+    const readAt = performance.now();
     const latest = await readLatestSth(this.#storage.db, this.#signer.logId);
     if (latest === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
+    this.#proofs.sawLatest(latest, readAt);
     const proofs = addresses.map((address): KtProof | undefined => {
-      const body = this.#proofs.get(address, latest.treeSize);
+      const body = this.#proofs.bodyAt(address, latest.treeSize);
       return body && { sth: latest, body };
     });
     const missing = addresses.filter((_, i) => proofs[i] === undefined);
-    if (missing.length === 0) return proofs as KtProof[];
-    const made = await this.#makeProofs(missing, shallowDepth(latest.treeSize + missing.length));
-    for (const [i, proof] of made.entries()) {
-      this.#proofs.set(missing[i] as string, proof.sth.treeSize, proof.body);
+    const made =
+      missing.length === 0
+        ? []
+        : await this.#makeProofs(missing, shallowDepth(latest.treeSize + missing.length));
+    const answered = proofs.map((proof) => proof ?? (made.shift() as KtProof));
+    for (const [i, proof] of answered.entries()) {
+      this.#proofs.remember(addresses[i] as string, proof, readAt);
     }
-    return proofs.map((proof) => proof ?? (made.shift() as KtProof));
+    return answered;
   }
 
   /**
@@ -421,7 +465,10 @@ export class KtLog {
       await updateSth(tx, sth);
       return sth;
     });
-    if (refreshed !== undefined) this.#onPublish(refreshed);
+    if (refreshed !== undefined) {
+      this.#proofs.sawLatest(refreshed, performance.now());
+      this.#onPublish(refreshed);
+    }
     return refreshed;
   }
 
@@ -445,6 +492,10 @@ export class KtLog {
           this.#edge = edge;
           // Committed first: a witness must never hold a size the database could still lose.
           await this.#witnessing?.publish((appended[appended.length - 1] as Appended).sth);
+          this.#proofs.sawLatest(
+            (appended[appended.length - 1] as Appended).sth,
+            performance.now(),
+          );
           for (const [i, pending] of batch.entries()) {
             const result = appended[i] as Appended;
             this.#onPublish(result.sth);

@@ -7,9 +7,10 @@ import { ktCosignatures } from "../schema.js";
 
 /** How long the cosignatures read for a tree size are served before they are read again. */
 const COSIGNATURES_TTL_MS = 1000;
+/** Tree sizes whose cosigned notes are kept: proofs may be under any head of the last second. */
+const CACHED_SIZES = 64;
 
 interface Cached {
-  treeSize: number;
   readAt: number;
   note: Promise<string>;
 }
@@ -17,7 +18,7 @@ interface Cached {
 /**
  * The log's tree heads as C2SP checkpoints: the checkpoint text of an STH signed by the operator
  * key under the log's origin, followed by the cosignature lines the witnesses gave for that size.
- * The latest size's note is cached for a second: other instances may store cosignatures too.
+ * Each size's cosigned note is kept for a second: other instances may store cosignatures too.
  */
 export class Checkpoints {
   readonly origin: string;
@@ -25,7 +26,7 @@ export class Checkpoints {
   readonly #signer: Signer;
   readonly #now: () => number;
   #signed: { treeSize: number; rootHash: Uint8Array; note: string } | undefined;
-  #cached: Cached | undefined;
+  readonly #cosigned = new Map<number, Cached>();
 
   constructor(options: { db: Database; origin: string; signer: Signer; now: () => number }) {
     this.origin = options.origin;
@@ -48,22 +49,24 @@ export class Checkpoints {
   /** The checkpoint of `sth` with every stored cosignature of its size. */
   cosigned(sth: SignedTreeHead): Promise<string> {
     const now = this.#now();
-    const cached = this.#cached;
-    if (cached?.treeSize === sth.treeSize && now - cached.readAt < COSIGNATURES_TTL_MS) {
-      return cached.note;
-    }
+    const cached = this.#cosigned.get(sth.treeSize);
+    if (cached !== undefined && now - cached.readAt < COSIGNATURES_TTL_MS) return cached.note;
     const note = this.#read(sth);
-    const entry = { treeSize: sth.treeSize, readAt: now, note };
-    this.#cached = entry;
+    const entry = { readAt: now, note };
+    this.#cosigned.delete(sth.treeSize);
+    this.#cosigned.set(sth.treeSize, entry);
+    if (this.#cosigned.size > CACHED_SIZES) {
+      this.#cosigned.delete(this.#cosigned.keys().next().value as number);
+    }
     note.catch(() => {
-      if (this.#cached === entry) this.#cached = undefined;
+      if (this.#cosigned.get(sth.treeSize) === entry) this.#cosigned.delete(sth.treeSize);
     });
     return note;
   }
 
   /** Forgets the cached cosignatures (this instance stored a new one). */
   invalidate(): void {
-    this.#cached = undefined;
+    this.#cosigned.clear();
   }
 
   async #read(sth: SignedTreeHead): Promise<string> {

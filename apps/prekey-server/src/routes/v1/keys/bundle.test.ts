@@ -155,13 +155,12 @@ describe("key transparency hooks", () => {
     ]);
   });
 
-  it("attaches the proof as ktProof to the bundle and to its 404", async () => {
+  it("asks for a proof of exactly its answer and attaches it as ktProof, to the 200 and the 404", async () => {
     const asked: unknown[] = [];
     const app = await withHooks({
-      async bundleProof(address) {
-        asked.push(address);
-        const registered = address === alice.address;
-        return { provesRegistered: registered, json: proof(registered ? "inclusion" : "absence") };
+      async bundleProof(address, answer) {
+        asked.push([address, answer && encodeBase64(answer.identitySigningKey)]);
+        return proof(answer ? "inclusion" : "absence");
       },
     });
     await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1])));
@@ -175,20 +174,18 @@ describe("key transparency hooks", () => {
       code: "SVC_NOT_REGISTERED",
       ktProof: proof("absence"),
     });
-    expect(asked).toEqual([alice.address, "nobody"]);
+    expect(asked).toEqual([
+      [alice.address, alice.identitySigningKey],
+      ["nobody", undefined],
+    ]);
   });
 
-  it("leaves out a proof that contradicts the bundle answer", async () => {
-    const app = await withHooks({
-      async bundleProof(address) {
-        const registered = address !== alice.address;
-        return { provesRegistered: registered, json: proof(registered ? "inclusion" : "absence") };
-      },
-    });
+  it("answers without ktProof when no proof shows its answer", async () => {
+    const app = await withHooks({ bundleProof: async () => undefined });
     await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1])));
     const path = `/v1/keys/bundle/${alice.address}`;
     const found = (await expectContract(await app.request(path), "GET", path)) as Json;
-    expect(found.identitySigningKey).toBeDefined();
+    expect(found.identitySigningKey).toBe(alice.identitySigningKey);
     expect(found).not.toHaveProperty("ktProof");
     const missing = await app.request("/v1/keys/bundle/nobody");
     expect(await expectContract(missing, "GET", "/v1/keys/bundle/nobody")).not.toHaveProperty(

@@ -16,14 +16,11 @@ export function registerBundleRoute(app: Hono<AppEnv>, routes: KeysRoutes): void
     const address = normalizeAddress(c.req.param("address"));
     limits.bundlePerAddress.consume(address);
 
-    const [bundle, ktProof] = await Promise.all([
-      directory.fetchBundle(address),
-      hooks.bundleProof?.(address),
-    ]);
-    // A proof contradicting the answer (an identity registered or deleted while key transparency
-    // was off, or changed between the two reads) is left out rather than sent.
-    const consistent = ktProof?.provesRegistered === (bundle !== undefined);
-    const proof = ktProof && consistent ? { ktProof: ktProof.json } : {};
+    const bundle = await directory.fetchBundle(address);
+    // Left out when no logged state shows the answer: an identity registered or deleted while key
+    // transparency was off, or a change whose leaf is still being appended.
+    const ktProof = await hooks.bundleProof?.(address, bundle);
+    const proof = ktProof ? { ktProof } : {};
     if (!bundle) throw notRegistered(address, proof);
     return c.json({ ...encodeBundle(bundle), ...proof });
   });

@@ -1,5 +1,5 @@
 import { clientIp } from "@svc/http";
-import type { PrekeyDirectory } from "@svc/prekeys";
+import type { PreKeyBundle, PrekeyDirectory } from "@svc/prekeys";
 import { SvcError } from "@svc/protocol";
 import type { Context } from "hono";
 import type { Services } from "../../../services.js";
@@ -19,14 +19,14 @@ export interface IdentityChange {
 export interface KeysHooks {
   /** Awaited after the change is committed and before the response is sent. */
   identityChanged?(change: IdentityChange): Promise<void>;
-  /** The proof to attach as `ktProof` to the bundle 200 or 404 body; read beside the bundle. */
-  bundleProof?(address: string): Promise<BundleProof>;
-}
-
-export interface BundleProof {
-  /** True when the proof shows the address registered (inclusion, not tombstone or absence). */
-  provesRegistered: boolean;
-  json: Record<string, unknown>;
+  /**
+   * The `ktProof` member of the bundle 200 or 404 body: a proof showing the address with the
+   * answer's identity keys, or unregistered when undefined; undefined when none shows that yet.
+   */
+  bundleProof?(
+    address: string,
+    answer: Pick<PreKeyBundle, "identitySigningKey" | "identityDHKey"> | undefined,
+  ): Promise<Record<string, unknown> | undefined>;
 }
 
 export interface KeysRoutes {

@@ -49,12 +49,13 @@ function identity(address: string) {
  * The app (KT routes) plus a keys-routes app wired with createKtHooks over a log on the same
  * database, as the lead wires them in app.ts; and a verifier talking to the app.
  */
-async function setup() {
+async function setup(options: { proofLagMs?: number } = {}) {
   const svc = await createTestApp(ENV);
   const log = await KtLog.open({
     storage: svc.services.storage,
     signer: createSthSigner(SEED),
     vrfSecretKey: decodeBase64(TEST_KT_VRF_KEY, 32),
+    ...options,
   });
   const hooks = createKtHooks(log);
   const keys = new Hono<AppEnv>();
@@ -109,58 +110,59 @@ describe("createKtHooks", () => {
   it("logs created and deleted identities and proves each bundle answer", async () => {
     const { log, hooks } = await setup();
     const alice = identity("alice");
-    await hooks.identityChanged({
-      address: "alice",
-      kind: "created",
-      identitySigningKey: alice.identitySigningKey,
-      identityDHKey: alice.identityDHKey,
-    });
+    await hooks.identityChanged({ address: "alice", kind: "created", ...keysOf(alice) });
     expect((await log.latestSth()).treeSize).toBe(1);
-    expect(await hooks.bundleProof("alice")).toMatchObject({
-      provesRegistered: true,
-      json: { sth: { treeSize: 1 }, body: { type: "inclusion", leafIndex: 0 } },
+    expect(await hooks.bundleProof("alice", keysOf(alice))).toMatchObject({
+      sth: { treeSize: 1 },
+      body: { type: "inclusion", leafIndex: 0 },
     });
-    expect(await hooks.bundleProof("nobody")).toMatchObject({
-      provesRegistered: false,
-      json: { body: { type: "absence" } },
+    expect(await hooks.bundleProof("nobody", undefined)).toMatchObject({
+      body: { type: "absence" },
     });
-    await hooks.identityChanged({
-      address: "alice",
-      kind: "deleted",
-      identitySigningKey: alice.identitySigningKey,
-      identityDHKey: alice.identityDHKey,
-    });
-    expect(await hooks.bundleProof("alice")).toMatchObject({
-      provesRegistered: false,
-      json: { sth: { treeSize: 2 }, body: { type: "tombstone", leafIndex: 1 } },
+    await hooks.identityChanged({ address: "alice", kind: "deleted", ...keysOf(alice) });
+    expect(await hooks.bundleProof("alice", undefined)).toMatchObject({
+      sth: { treeSize: 2 },
+      body: { type: "tombstone", leafIndex: 1 },
     });
   });
 
-  it("answers each proof under the latest STH, a re-signed one included, its wire form reused in between", async () => {
+  it("proves nothing that contradicts the answer: other keys, or a change not logged yet", async () => {
+    const { hooks } = await setup();
+    const bob = identity("bob");
+    expect(await hooks.bundleProof("bob", keysOf(bob))).toBeUndefined();
+    await hooks.identityChanged({ address: "bob", kind: "created", ...keysOf(bob) });
+    expect(await hooks.bundleProof("bob", keysOf(identity("mallory")))).toBeUndefined();
+    expect(await hooks.bundleProof("bob", undefined)).toBeUndefined();
+    expect(await hooks.bundleProof("bob", keysOf(bob))).toMatchObject({
+      body: { type: "inclusion" },
+    });
+  });
+
+  it("reuses a kept proof while its head is recent, under a re-signed head of its size, in one wire form", async () => {
     const { log, hooks, register } = await setup();
     await register("alice");
-    const first = await hooks.bundleProof("alice");
-    const again = await hooks.bundleProof("alice");
-    expect(again.json).toEqual(first.json);
+    const keys = keysOf(identity("alice"));
+    const first = (await hooks.bundleProof("alice", keys)) as Json;
+    const again = (await hooks.bundleProof("alice", keys)) as Json;
+    expect(again.body).toBe(first.body);
+    expect(again.sth).toEqual(first.sth);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const resigned = await log.refresh(0);
-    const after = (await hooks.bundleProof("alice")).json as { sth: { timestampMs: number } };
+    const after = (await hooks.bundleProof("alice", keys)) as { sth: { timestampMs: number } };
     expect(after.sth.timestampMs).toBe(resigned?.timestampMs);
-    expect(after.sth.timestampMs).toBeGreaterThan((first.json as typeof after).sth.timestampMs);
+    expect(after.sth.timestampMs).toBeGreaterThan((first as typeof after).sth.timestampMs);
+    // Another address's change does not make alice's proof wrong: within the lag it still holds.
     await register("bob");
-    expect(
-      ((await hooks.bundleProof("alice")).json as { sth: { treeSize: number } }).sth.treeSize,
-    ).toBe(2);
+    expect(await hooks.bundleProof("alice", keys)).toMatchObject({ sth: { treeSize: 1 } });
   });
 
-  it("says whether each proof shows the address registered", async () => {
-    const { hooks } = await setup();
-    expect((await hooks.bundleProof("ghost")).provesRegistered).toBe(false);
-    const bob = identity("bob");
-    await hooks.identityChanged({ address: "bob", kind: "created", ...keysOf(bob) });
-    expect((await hooks.bundleProof("bob")).provesRegistered).toBe(true);
-    await hooks.identityChanged({ address: "bob", kind: "deleted", ...keysOf(bob) });
-    expect((await hooks.bundleProof("bob")).provesRegistered).toBe(false);
+  it("proves under the latest head once a kept proof's head is older than the lag", async () => {
+    const { hooks, register } = await setup({ proofLagMs: 0 });
+    await register("alice");
+    const keys = keysOf(identity("alice"));
+    expect(await hooks.bundleProof("alice", keys)).toMatchObject({ sth: { treeSize: 1 } });
+    await register("bob");
+    expect(await hooks.bundleProof("alice", keys)).toMatchObject({ sth: { treeSize: 2 } });
   });
 });
 
@@ -196,6 +198,31 @@ describe("key transparency end to end (keys routes wired with the hooks, @svc/kt
     expect((await verifier.trustedSth())?.treeSize).toBe(3);
   });
 
+  it("an instance holding kept proofs proves a change made through another instance at once", async () => {
+    const { svc, register, remove, verifier } = await setup();
+    // svc.app runs its own log and hooks on the same database: the second instance.
+    const fetchThere = async (address: string) => {
+      const res = await svc.app.request(`/v1/keys/bundle/${address}`);
+      return { status: res.status, body: (await res.json()) as Json };
+    };
+    const type = (body: Json) => (body.ktProof as { body: { type: string } }).body.type;
+    expect(type((await fetchThere("erin")).body)).toBe("absence");
+    await register("erin");
+    const registered = await fetchThere("erin");
+    expect(registered.status).toBe(200);
+    await expect(verifier.verifyBundle("erin", registered.body)).resolves.toMatchObject({
+      leafIndex: 0,
+    });
+    await remove("erin");
+    const deleted = await fetchThere("erin");
+    expect([deleted.status, type(deleted.body)]).toEqual([404, "tombstone"]);
+    await register("erin");
+    const again = await fetchThere("erin");
+    await expect(verifier.verifyBundle("erin", again.body)).resolves.toMatchObject({
+      leafIndex: 2,
+    });
+  });
+
   it("the verifier refuses tampered keys, a tampered proof, and a proof for another address", async () => {
     const { register, bundle, verifier } = await setup();
     await register("frank");
@@ -217,7 +244,7 @@ describe("key transparency end to end (keys routes wired with the hooks, @svc/kt
   });
 
   it("keeps verifying across many registrations through consistency proofs", async () => {
-    const { register, bundle, verifier } = await setup();
+    const { register, bundle, verifier } = await setup({ proofLagMs: 0 });
     for (let i = 0; i < 6; i++) {
       await register(`user${i}`);
       const { body } = await bundle(`user${Math.floor(i / 2)}`);

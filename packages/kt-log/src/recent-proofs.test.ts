@@ -1,0 +1,88 @@
+import {
+  encodeLeafV2,
+  type KtProof,
+  type KtProofBody,
+  leafCommitment,
+  type SignedTreeHead,
+} from "@svc/kt-verify";
+import { describe, expect, it } from "vitest";
+import { proofShows, RecentProofs } from "./recent-proofs.js";
+
+const key = (n: number) => new Uint8Array(32).fill(n);
+const keys = (n: number) => ({ identitySigningKey: key(n), identityDHKey: key(n + 1) });
+const sth = (treeSize: number, timestampMs = 1000) => ({ treeSize, timestampMs }) as SignedTreeHead;
+const absence = (n: number) => ({ type: "absence", indexProof: { n } }) as unknown as KtProofBody;
+
+/** An inclusion or tombstone body whose v2 leaf commits to `address` (and `identity`). */
+function leafBody(
+  type: "inclusion" | "tombstone",
+  address: string,
+  identity?: ReturnType<typeof keys>,
+): KtProofBody {
+  const opening = key(9);
+  const commitment = leafCommitment(opening, address, identity);
+  const kind = type === "inclusion" ? "identity" : "tombstone";
+  const leaf = encodeLeafV2({ kind, index: key(3), commitment, timestampMs: 5 });
+  return { type, leaf, opening } as unknown as KtProofBody;
+}
+
+describe("proofShows", () => {
+  const proof = (body: KtProofBody): KtProof => ({ sth: sth(1), body });
+
+  it("matches an identity leaf only to exactly its address and keys", () => {
+    const alice = proof(leafBody("inclusion", "alice", keys(1)));
+    expect(proofShows(alice, "alice", keys(1))).toBe(true);
+    expect(proofShows(alice, "alice", keys(2))).toBe(false);
+    expect(proofShows(alice, "alice", { ...keys(1), identityDHKey: key(7) })).toBe(false);
+    expect(proofShows(alice, "alicf", keys(1))).toBe(false);
+    expect(proofShows(alice, "alice", undefined)).toBe(false);
+  });
+
+  it("shows a tombstone or absence as not registered", () => {
+    for (const body of [leafBody("tombstone", "bob"), absence(1)]) {
+      expect(proofShows(proof(body), "bob", undefined)).toBe(true);
+      expect(proofShows(proof(body), "bob", keys(1))).toBe(false);
+    }
+  });
+});
+
+describe("RecentProofs", () => {
+  it("answers a kept proof while its head was read less than the lag ago", () => {
+    const recent = new RecentProofs(10, 1000);
+    recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
+    expect(recent.recent("a", 1099)).toEqual({ sth: sth(5), body: absence(1) });
+    expect(recent.recent("a", 1100)).toBeUndefined();
+    expect(recent.recent("b", 200)).toBeUndefined();
+  });
+
+  it("keeps answering a proof of the latest size under the latest head, read again since", () => {
+    const recent = new RecentProofs(10, 1000);
+    recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
+    const resigned = sth(5, 2000);
+    recent.sawLatest(resigned, 1500);
+    expect(recent.recent("a", 2400)).toEqual({ sth: resigned, body: absence(1) });
+    expect(recent.recent("a", 2500)).toBeUndefined();
+    // A larger size leaves the kept proof to its own read time.
+    recent.sawLatest(sth(6), 2400);
+    expect(recent.recent("a", 2450)).toBeUndefined();
+  });
+
+  it("ignores a head older than the one it knows, and says when the latest is aging", () => {
+    const recent = new RecentProofs(10, 1000);
+    expect(recent.latestAging(0)).toBe(true);
+    recent.sawLatest(sth(6), 100);
+    recent.sawLatest(sth(5), 900);
+    expect(recent.latestAging(600)).toBe(false);
+    expect(recent.latestAging(601)).toBe(true);
+    recent.remember("a", { sth: sth(5), body: absence(1) }, 0);
+    expect(recent.recent("a", 1050)).toBeUndefined();
+  });
+
+  it("with a lag of 0 answers nothing kept", () => {
+    const recent = new RecentProofs(10, 0);
+    recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
+    recent.sawLatest(sth(5), 100);
+    expect(recent.recent("a", 100)).toBeUndefined();
+    expect(() => new RecentProofs(10, -1)).toThrow(RangeError);
+  });
+});
