@@ -1,9 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ed25519 } from "@noble/curves/ed25519.js";
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
@@ -26,22 +22,18 @@ import {
   proofPlanNodes,
   subtreeKey,
 } from "@svc/merkle";
-import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { migrations } from "@svc/prekey-server";
 import { COSIGNATURE_V1_TYPE, cosign, formatVerifierKey } from "@svc/signed-note";
-import { overHttp } from "@svc/test-client";
-import { keepAliveSockets } from "@svc/test-client/node";
 import postgres from "postgres";
-import { type LoadResult, runLoad } from "../harness/measure.js";
+import { runLoad } from "../harness/measure.js";
 import { benchDatabaseUrl } from "../harness/postgres-url.js";
 import { type BenchRow, printTable } from "../harness/table.js";
-import { PrekeyQueues } from "../keys/fill-queues.js";
+import { bundleProofLatency } from "./bundle-latency.js";
 import { chromiumVerificationsPerSecond } from "./kt-browser.js";
 
 const DURATION_MS = 3000;
 const PROOF_LOG_SIZE = 2000;
 const MILLION = 1_000_000;
-/** Identity changes offered beside the bundle fetches of the "log growing" rows. */
-const REGISTERS_PER_SECOND = 50;
 
 /**
  * Key transparency: identity changes/s through KtLog.append (one leaf, one signed STH and the
@@ -133,100 +125,6 @@ async function appendAndProofs(backend: string, storage: Storage): Promise<void>
  * inclusion proof) beside the same fetches from a server with it off, on one storage: latency at
  * one client and at 16 concurrent ones.
  */
-async function bundleProofLatency(backend: string, storage: Storage): Promise<void> {
-  const rows: BenchRow[] = [];
-  const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-kt-"));
-  try {
-    const measured = new Map<string, LoadResult>();
-    for (const kt of ["off", "on"] as const) {
-      const config = loadConfig({
-        SVC_PORT: "0",
-        SVC_DATA_DIR: dataDir,
-        SVC_LOG_LEVEL: "silent",
-        SVC_RATE_LIMIT: "off",
-        SVC_INBOX: "off",
-        SVC_KT: kt,
-      });
-      const server = await startServer(config, { storage });
-      try {
-        const client = new PrekeyQueues(overHttp(server.url));
-        const addresses = await client.fill(`kt-${kt}`, 40, 300);
-        const http = keepAliveSockets(server.url, 16);
-        let fetched = 0;
-        const fetchBundles = (concurrency: number) =>
-          runLoad(
-            async () => {
-              const address = addresses[fetched++ % addresses.length];
-              const res = await http(`/v1/keys/bundle/${address}`, { method: "GET" });
-              const carriesProof = res.body.includes('"ktProof"');
-              if (res.status !== 200 || carriesProof !== (kt === "on")) {
-                throw new Error(`bundle fetch answered ${res.status} (ktProof: ${carriesProof})`);
-              }
-            },
-            { concurrency, durationMs: 2000 },
-          );
-        // Steady state: each address's first proof (and the server's first requests) out of the
-        // timed runs, which would otherwise hold one cold proof per address in their p99.
-        for (const address of addresses)
-          await http(`/v1/keys/bundle/${address}`, { method: "GET" });
-        for (const concurrency of [1, 16]) {
-          measured.set(`${kt}:${concurrency}`, await fetchBundles(concurrency));
-        }
-        // New identities registered all along at a fixed pace, with and without the log: with it,
-        // the log grows every 20 ms, so most proofs are made afresh rather than reused.
-        let changing = true;
-        let changes = 0;
-        const registering = (async () => {
-          for (let next = performance.now(); changing; next += 1000 / REGISTERS_PER_SECOND) {
-            await client.register(`kt-new-${kt}-${changes++}`, 0);
-            await sleep(Math.max(0, next + 1000 / REGISTERS_PER_SECOND - performance.now()));
-          }
-        })();
-        const startedAt = performance.now();
-        measured.set(`${kt}:16:changing`, await fetchBundles(16));
-        changing = false;
-        await registering;
-        const seconds = (performance.now() - startedAt) / 1000;
-        measured.set(`${kt}:changes`, { opsPerSec: changes / seconds, p50Ms: 0, p99Ms: 0 });
-        http.close();
-      } finally {
-        await server.stop();
-      }
-    }
-    for (const concurrency of [1, 16]) {
-      const without = measured.get(`off:${concurrency}`) as LoadResult;
-      const withProof = measured.get(`on:${concurrency}`) as LoadResult;
-      const baseline = `bundle without proof (HTTP, c=${concurrency})`;
-      rows.push({ name: baseline, ...without, note: "SVC_KT=off" });
-      rows.push({
-        name: `bundle with ktProof (HTTP, c=${concurrency})`,
-        ...withProof,
-        baseline,
-        note: `p99 ${(withProof.p99Ms / without.p99Ms).toFixed(2)}x of without; no identity changes`,
-      });
-    }
-    const rate = (kt: string) => Math.round(measured.get(`${kt}:changes`)?.opsPerSec ?? 0);
-    const growingBaseline = "bundle without proof, registers beside (HTTP, c=16)";
-    const without = measured.get("off:16:changing") as LoadResult;
-    const changing = measured.get("on:16:changing") as LoadResult;
-    rows.push({
-      name: growingBaseline,
-      ...without,
-      note: `SVC_KT=off; ~${rate("off")} registers/s beside`,
-    });
-    rows.push({
-      name: "bundle with ktProof, log growing (HTTP, c=16)",
-      ...changing,
-      baseline: growingBaseline,
-      note: `p99 ${(changing.p99Ms / without.p99Ms).toFixed(2)}x of without; ~${rate("on")} registers/s beside`,
-    });
-  } finally {
-    await storage.close();
-    await rm(dataDir, { recursive: true, force: true });
-  }
-  printTable(`Bundle fetch with and without key transparency on ${backend}`, rows);
-}
-
 /**
  * Seeding 10^6 leaves through the log would take over ten minutes here, so the subtree table is
  * filled by SQL with synthetic hashes: the proof path reads real row counts and indexes, the

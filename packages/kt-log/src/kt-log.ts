@@ -354,8 +354,8 @@ export class KtLog {
   ): Promise<KtProof | undefined> {
     const now = performance.now();
     if (this.#proofs.latestAging(now)) this.#readLatestAside();
-    const kept = this.#proofs.recent(address, now);
-    if (kept !== undefined && proofShows(kept, address, identity)) return kept;
+    const kept = this.#proofs.showing(address, identity, now);
+    if (kept !== undefined) return kept;
     const fresh = await this.proofFor(address);
     return proofShows(fresh, address, identity) ? fresh : undefined;
   }

@@ -4,6 +4,8 @@ import type { KtProof, KtProofBody, SignedTreeHead } from "@svc/kt-verify";
 export interface CachedProof {
   proof: KtProof;
   readAt: number;
+  /** The identity keys the proof was last found to show (an inclusion proof's). */
+  shown?: { identitySigningKey: Uint8Array; identityDHKey: Uint8Array };
 }
 
 /**

@@ -50,9 +50,9 @@ describe("RecentProofs", () => {
   it("answers a kept proof while its head was read less than the lag ago", () => {
     const recent = new RecentProofs(10, 1000);
     recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
-    expect(recent.recent("a", 1099)).toEqual({ sth: sth(5), body: absence(1) });
-    expect(recent.recent("a", 1100)).toBeUndefined();
-    expect(recent.recent("b", 200)).toBeUndefined();
+    expect(recent.showing("a", undefined, 1099)).toEqual({ sth: sth(5), body: absence(1) });
+    expect(recent.showing("a", undefined, 1100)).toBeUndefined();
+    expect(recent.showing("b", undefined, 200)).toBeUndefined();
   });
 
   it("keeps answering a proof of the latest size under the latest head, read again since", () => {
@@ -60,11 +60,11 @@ describe("RecentProofs", () => {
     recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
     const resigned = sth(5, 2000);
     recent.sawLatest(resigned, 1500);
-    expect(recent.recent("a", 2400)).toEqual({ sth: resigned, body: absence(1) });
-    expect(recent.recent("a", 2500)).toBeUndefined();
+    expect(recent.showing("a", undefined, 2400)).toEqual({ sth: resigned, body: absence(1) });
+    expect(recent.showing("a", undefined, 2500)).toBeUndefined();
     // A larger size leaves the kept proof to its own read time.
     recent.sawLatest(sth(6), 2400);
-    expect(recent.recent("a", 2450)).toBeUndefined();
+    expect(recent.showing("a", undefined, 2450)).toBeUndefined();
   });
 
   it("ignores a head older than the one it knows, and says when the latest is aging", () => {
@@ -75,14 +75,27 @@ describe("RecentProofs", () => {
     expect(recent.latestAging(600)).toBe(false);
     expect(recent.latestAging(601)).toBe(true);
     recent.remember("a", { sth: sth(5), body: absence(1) }, 0);
-    expect(recent.recent("a", 1050)).toBeUndefined();
+    expect(recent.showing("a", undefined, 1050)).toBeUndefined();
+  });
+
+  it("answers a kept proof only when it shows the answer, remembering the keys it showed", () => {
+    const recent = new RecentProofs(10, 1000);
+    const proof = { sth: sth(5), body: leafBody("inclusion", "alice", keys(1)) };
+    recent.remember("alice", proof, 100);
+    expect(recent.showing("alice", undefined, 200)).toBeUndefined();
+    expect(recent.showing("alice", keys(2), 200)).toBeUndefined();
+    expect(recent.showing("alice", keys(1), 200)).toEqual(proof);
+    // Found once, the same keys are matched by comparison; other keys still by the commitment.
+    expect(recent.showing("alice", keys(1), 300)).toEqual(proof);
+    expect(recent.showing("alice", { ...keys(1), identityDHKey: key(9) }, 300)).toBeUndefined();
+    expect(recent.showing("alice", keys(1), 300)).toEqual(proof);
   });
 
   it("with a lag of 0 answers nothing kept", () => {
     const recent = new RecentProofs(10, 0);
     recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
     recent.sawLatest(sth(5), 100);
-    expect(recent.recent("a", 100)).toBeUndefined();
+    expect(recent.showing("a", undefined, 100)).toBeUndefined();
     expect(() => new RecentProofs(10, -1)).toThrow(RangeError);
   });
 });

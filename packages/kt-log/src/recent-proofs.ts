@@ -6,7 +6,7 @@ import {
   leafCommitment,
   type SignedTreeHead,
 } from "@svc/kt-verify";
-import { ProofCache } from "./proof-cache.js";
+import { type CachedProof, ProofCache } from "./proof-cache.js";
 
 /** The identity keys an answer shows for an address; undefined when it is not registered. */
 export interface IdentityKeys {
@@ -57,12 +57,13 @@ export class RecentProofs {
   }
 
   /**
-   * `address`'s kept proof if its STH was the latest at most the lag ago: read so itself, or of
-   * the same size as the latest STH read since (served under that one, the fresher signature).
+   * `address`'s kept proof if it shows `identity` (see {@link proofShows}) and its STH was the
+   * latest at most the lag ago: read so itself, or of the same size as the latest STH read since
+   * (served under that one, the fresher signature).
    */
-  recent(address: string, now: number): KtProof | undefined {
+  showing(address: string, identity: IdentityKeys | undefined, now: number): KtProof | undefined {
     const entry = this.#proofs.get(address);
-    if (entry === undefined) return undefined;
+    if (entry === undefined || !this.#shows(entry, address, identity)) return undefined;
     const latest = this.#latest;
     if (
       latest !== undefined &&
@@ -72,6 +73,25 @@ export class RecentProofs {
       return { sth: latest.sth, body: entry.proof.body };
     }
     return now - entry.readAt < this.#lagMs ? entry.proof : undefined;
+  }
+
+  /** proofShows, remembering the keys an entry was last found to show: most fetches hash nothing. */
+  #shows(entry: CachedProof, address: string, identity: IdentityKeys | undefined): boolean {
+    const shown = entry.shown;
+    if (
+      identity !== undefined &&
+      shown !== undefined &&
+      equalBytes(shown.identitySigningKey, identity.identitySigningKey) &&
+      equalBytes(shown.identityDHKey, identity.identityDHKey)
+    ) {
+      return true;
+    }
+    if (!proofShows(entry.proof, address, identity)) return false;
+    if (identity !== undefined) {
+      const { identitySigningKey, identityDHKey } = identity;
+      entry.shown = { identitySigningKey, identityDHKey };
+    }
+    return true;
   }
 }
 

@@ -5,6 +5,7 @@ import {
   portableEd25519,
 } from "@svc/canonical";
 import { parseSth, sthMessage, sthToJson } from "@svc/kt-verify";
+import { formatVerifierKey, openNote, parseVerifierKey, signNote } from "@svc/signed-note";
 import { describe, expect, it } from "vitest";
 import spec from "../../kt-verify/src/fixtures/spec-sth.json" with { type: "json" };
 import { createSthSigner } from "./signer.js";
@@ -33,6 +34,16 @@ describe("createSthSigner", () => {
       const seed = new Uint8Array(32).fill(n * 37);
       expect(createSthSigner(seed).publicKey).toEqual(ed25519KeyPairFromSeed(seed).publicKey);
     }
+  });
+
+  it("signs checkpoint notes with node:crypto, byte for byte as the portable signer does", () => {
+    const text = "example.com/log\n7\nq2y3tZ8+Gk1A4lwDdCbZ0K6h1Ap3yr5e9pMxbWW2p2Q=\n";
+    const fast = signer.noteSigner("example.com/log");
+    expect(fast.sign).toBeDefined();
+    const { sign: _sign, ...portable } = fast;
+    expect(signNote(text, [fast])).toBe(signNote(text, [portable]));
+    const verifier = parseVerifierKey(formatVerifierKey(fast.name, fast.publicKey));
+    expect(openNote(signNote(text, [fast]), [verifier]).text).toBe(text);
   });
 
   it("refuses a seed that is not 32 bytes", () => {

@@ -40,7 +40,13 @@ export function createSthSigner(seed: Uint8Array): SthSigner {
       return { ...full, signature };
     },
     noteSigner(name) {
-      return { name, keyId: keyId(name, ED25519_TYPE, publicKey), seed: seed.slice(), publicKey };
+      return {
+        name,
+        keyId: keyId(name, ED25519_TYPE, publicKey),
+        seed: seed.slice(),
+        publicKey,
+        sign: (message) => new Uint8Array(sign(null, message, privateKey)),
+      };
     },
   };
 }

@@ -94,7 +94,8 @@ export function signNote(text: string, signers: readonly Signer[]): string {
   let lines = "";
   for (const signer of signers) {
     if (!isValidKeyName(signer.name)) throw malformed("a signer's name is not a key name");
-    lines += signatureLine(signer.name, signer.keyId, ed25519.sign(message, signer.seed));
+    const signature = signer.sign ? signer.sign(message) : ed25519.sign(message, signer.seed);
+    lines += signatureLine(signer.name, signer.keyId, signature);
   }
   return `${text}\n${lines}`;
 }

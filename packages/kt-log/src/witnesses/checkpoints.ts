@@ -7,7 +7,7 @@ import { ktCosignatures } from "../schema.js";
 
 /** How long the cosignatures read for a tree size are served before they are read again. */
 const COSIGNATURES_TTL_MS = 1000;
-/** Tree sizes whose cosigned notes are kept: proofs may be under any head of the last second. */
+/** Tree sizes whose notes are kept: proofs may be under any head of the last second. */
 const CACHED_SIZES = 64;
 
 interface Cached {
@@ -25,7 +25,7 @@ export class Checkpoints {
   readonly #db: Database;
   readonly #signer: Signer;
   readonly #now: () => number;
-  #signed: { treeSize: number; rootHash: Uint8Array; note: string } | undefined;
+  readonly #signed = new Map<number, { rootHash: Uint8Array; note: string }>();
   readonly #cosigned = new Map<number, Cached>();
 
   constructor(options: { db: Database; origin: string; signer: Signer; now: () => number }) {
@@ -37,12 +37,10 @@ export class Checkpoints {
 
   /** The checkpoint of `sth` with the operator's signature only. */
   signed(sth: SignedTreeHead): string {
-    const cached = this.#signed;
-    if (cached?.treeSize === sth.treeSize && equalBytes(cached.rootHash, sth.rootHash)) {
-      return cached.note;
-    }
+    const cached = this.#signed.get(sth.treeSize);
+    if (cached !== undefined && equalBytes(cached.rootHash, sth.rootHash)) return cached.note;
     const note = signNote(checkpointText(this.origin, sth), [this.#signer]);
-    this.#signed = { treeSize: sth.treeSize, rootHash: sth.rootHash, note };
+    keepRecent(this.#signed, sth.treeSize, { rootHash: sth.rootHash, note });
     return note;
   }
 
@@ -53,11 +51,7 @@ export class Checkpoints {
     if (cached !== undefined && now - cached.readAt < COSIGNATURES_TTL_MS) return cached.note;
     const note = this.#read(sth);
     const entry = { readAt: now, note };
-    this.#cosigned.delete(sth.treeSize);
-    this.#cosigned.set(sth.treeSize, entry);
-    if (this.#cosigned.size > CACHED_SIZES) {
-      this.#cosigned.delete(this.#cosigned.keys().next().value as number);
-    }
+    keepRecent(this.#cosigned, sth.treeSize, entry);
     note.catch(() => {
       if (this.#cosigned.get(sth.treeSize) === entry) this.#cosigned.delete(sth.treeSize);
     });
@@ -77,4 +71,11 @@ export class Checkpoints {
       .orderBy(asc(ktCosignatures.witness));
     return this.signed(sth) + rows.map((row) => row.line).join("");
   }
+}
+
+/** Sets `treeSize`'s entry as the newest, dropping the oldest beyond {@link CACHED_SIZES}. */
+function keepRecent<V>(map: Map<number, V>, treeSize: number, value: V): void {
+  map.delete(treeSize);
+  map.set(treeSize, value);
+  if (map.size > CACHED_SIZES) map.delete(map.keys().next().value as number);
 }

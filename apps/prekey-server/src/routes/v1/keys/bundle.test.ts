@@ -160,7 +160,8 @@ describe("key transparency hooks", () => {
     const app = await withHooks({
       async bundleProof(address, answer) {
         asked.push([address, answer && encodeBase64(answer.identitySigningKey)]);
-        return proof(answer ? "inclusion" : "absence");
+        const json = proof(answer ? "inclusion" : "absence");
+        return { json, bytes: new TextEncoder().encode(JSON.stringify(json)) };
       },
     });
     await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1])));

@@ -26,7 +26,13 @@ export interface KeysHooks {
   bundleProof?(
     address: string,
     answer: Pick<PreKeyBundle, "identitySigningKey" | "identityDHKey"> | undefined,
-  ): Promise<Record<string, unknown> | undefined>;
+  ): Promise<KtProofAnswer | undefined>;
+}
+
+/** A `ktProof` member, with its JSON text in UTF-8. */
+export interface KtProofAnswer {
+  json: Record<string, unknown>;
+  bytes: Uint8Array;
 }
 
 export interface KeysRoutes {

@@ -9,7 +9,7 @@ import { registerDeleteRoute } from "./delete.js";
 import { registerRegisterRoute } from "./register.js";
 import { registerReplenishRoute } from "./replenish.js";
 
-export type { IdentityChange, KeysHooks } from "./context.js";
+export type { IdentityChange, KeysHooks, KtProofAnswer } from "./context.js";
 
 /** The prekey directory routes (interface.md "Keys", D5); `hooks` connect key transparency. */
 export function registerKeysRoutes(

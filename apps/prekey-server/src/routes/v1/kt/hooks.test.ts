@@ -112,15 +112,17 @@ describe("createKtHooks", () => {
     const alice = identity("alice");
     await hooks.identityChanged({ address: "alice", kind: "created", ...keysOf(alice) });
     expect((await log.latestSth()).treeSize).toBe(1);
-    expect(await hooks.bundleProof("alice", keysOf(alice))).toMatchObject({
+    const proof = await hooks.bundleProof("alice", keysOf(alice));
+    expect(proof?.json).toMatchObject({
       sth: { treeSize: 1 },
       body: { type: "inclusion", leafIndex: 0 },
     });
-    expect(await hooks.bundleProof("nobody", undefined)).toMatchObject({
+    expect(JSON.parse(new TextDecoder().decode(proof?.bytes))).toEqual(proof?.json);
+    expect((await hooks.bundleProof("nobody", undefined))?.json).toMatchObject({
       body: { type: "absence" },
     });
     await hooks.identityChanged({ address: "alice", kind: "deleted", ...keysOf(alice) });
-    expect(await hooks.bundleProof("alice", undefined)).toMatchObject({
+    expect((await hooks.bundleProof("alice", undefined))?.json).toMatchObject({
       sth: { treeSize: 2 },
       body: { type: "tombstone", leafIndex: 1 },
     });
@@ -133,7 +135,7 @@ describe("createKtHooks", () => {
     await hooks.identityChanged({ address: "bob", kind: "created", ...keysOf(bob) });
     expect(await hooks.bundleProof("bob", keysOf(identity("mallory")))).toBeUndefined();
     expect(await hooks.bundleProof("bob", undefined)).toBeUndefined();
-    expect(await hooks.bundleProof("bob", keysOf(bob))).toMatchObject({
+    expect((await hooks.bundleProof("bob", keysOf(bob)))?.json).toMatchObject({
       body: { type: "inclusion" },
     });
   });
@@ -142,27 +144,30 @@ describe("createKtHooks", () => {
     const { log, hooks, register } = await setup();
     await register("alice");
     const keys = keysOf(identity("alice"));
-    const first = (await hooks.bundleProof("alice", keys)) as Json;
-    const again = (await hooks.bundleProof("alice", keys)) as Json;
-    expect(again.body).toBe(first.body);
-    expect(again.sth).toEqual(first.sth);
+    const first = (await hooks.bundleProof("alice", keys))?.json as Json;
+    const again = await hooks.bundleProof("alice", keys);
+    expect(again?.json.body).toBe(first.body);
+    expect(again?.json.sth).toEqual(first.sth);
+    expect(await hooks.bundleProof("alice", keys)).toBe(again);
     await new Promise((resolve) => setTimeout(resolve, 5));
     const resigned = await log.refresh(0);
-    const after = (await hooks.bundleProof("alice", keys)) as { sth: { timestampMs: number } };
+    const after = (await hooks.bundleProof("alice", keys))?.json as {
+      sth: { timestampMs: number };
+    };
     expect(after.sth.timestampMs).toBe(resigned?.timestampMs);
     expect(after.sth.timestampMs).toBeGreaterThan((first as typeof after).sth.timestampMs);
     // Another address's change does not make alice's proof wrong: within the lag it still holds.
     await register("bob");
-    expect(await hooks.bundleProof("alice", keys)).toMatchObject({ sth: { treeSize: 1 } });
+    expect((await hooks.bundleProof("alice", keys))?.json).toMatchObject({ sth: { treeSize: 1 } });
   });
 
   it("proves under the latest head once a kept proof's head is older than the lag", async () => {
     const { hooks, register } = await setup({ proofLagMs: 0 });
     await register("alice");
     const keys = keysOf(identity("alice"));
-    expect(await hooks.bundleProof("alice", keys)).toMatchObject({ sth: { treeSize: 1 } });
+    expect((await hooks.bundleProof("alice", keys))?.json).toMatchObject({ sth: { treeSize: 1 } });
     await register("bob");
-    expect(await hooks.bundleProof("alice", keys)).toMatchObject({ sth: { treeSize: 2 } });
+    expect((await hooks.bundleProof("alice", keys))?.json).toMatchObject({ sth: { treeSize: 2 } });
   });
 });
 

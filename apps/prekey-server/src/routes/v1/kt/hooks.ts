@@ -1,18 +1,20 @@
 import type { KtLog } from "@svc/kt-log";
 import { ktProofToJson, type SignedTreeHead, sthToJson } from "@svc/kt-verify";
-import type { IdentityChange, KeysHooks } from "../keys/index.js";
+import type { IdentityChange, KeysHooks, KtProofAnswer } from "../keys/index.js";
 
 /**
  * The keys routes' key-transparency hooks: each identity created or deleted becomes a log leaf
  * (committed, with its STH, before the write answers), and bundle answers carry a proof of
  * exactly what they answer (KtLog.proofShowing).
  */
+const utf8 = new TextEncoder();
+
 export function createKtHooks(
   log: KtLog,
 ): Required<Pick<KeysHooks, "identityChanged" | "bundleProof">> {
-  // The bodies of the log's kept proofs, and the STHs they are under, already in their wire
-  // form: a steady stream of bundle fetches re-encodes nothing.
-  const bodies = new WeakMap<object, unknown>();
+  // The bodies of the log's kept proofs, the STHs they are under and whole ktProof members,
+  // already in their wire form: a steady stream of bundle fetches re-encodes nothing.
+  const bodies = new WeakMap<object, { json: unknown; answer?: KtProofAnswer }>();
   const heads = new WeakMap<SignedTreeHead, unknown>();
   const sthJson = (sth: SignedTreeHead) => {
     let json = heads.get(sth);
@@ -42,10 +44,16 @@ export function createKtHooks(
       const checkpoint = await log.checkpointFor(proof.sth);
       let body = bodies.get(proof.body);
       if (body === undefined) {
-        body = ktProofToJson(proof).body;
+        body = { json: ktProofToJson(proof).body };
         bodies.set(proof.body, body);
       }
-      return { sth: sthJson(proof.sth), body, checkpoint };
+      const sth = sthJson(proof.sth);
+      // The answer of the previous fetch of this body, when its head and checkpoint are the same.
+      const last = body.answer;
+      if (last && last.json.sth === sth && last.json.checkpoint === checkpoint) return last;
+      const json = { sth, body: body.json, checkpoint };
+      body.answer = { json, bytes: utf8.encode(JSON.stringify(json)) };
+      return body.answer;
     },
   };
 }
