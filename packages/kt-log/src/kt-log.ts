@@ -360,14 +360,21 @@ export class KtLog {
     return proofShows(fresh, address, identity) ? fresh : undefined;
   }
 
-  /** Reads the latest STH for the kept proofs, beside the requests, one read at a time. */
+  /**
+   * Reads the latest STH for the kept proofs, and its checkpoint's cosignatures, beside the
+   * requests, one read at a time: while fetches come, none of them waits for either.
+   */
   #readLatestAside(): void {
     if (this.#readingLatest) return;
     this.#readingLatest = true;
     const readAt = performance.now();
     readLatestSth(this.#storage.db, this.#signer.logId)
-      .then((sth) => sth && this.#proofs.sawLatest(sth, readAt))
-      // A failed read only leaves the kept proofs to age: the next request proves afresh.
+      .then(async (sth) => {
+        if (sth === undefined) return;
+        this.#proofs.sawLatest(sth, readAt);
+        await this.#checkpoints.reread(sth);
+      })
+      // A failed read only leaves the kept proofs and notes to age: the next request reads.
       .catch(() => {})
       .finally(() => {
         this.#readingLatest = false;

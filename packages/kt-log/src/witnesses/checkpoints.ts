@@ -19,6 +19,7 @@ interface Cached {
  * The log's tree heads as C2SP checkpoints: the checkpoint text of an STH signed by the operator
  * key under the log's origin, followed by the cosignature lines the witnesses gave for that size.
  * Each size's cosigned note is kept for a second: other instances may store cosignatures too.
+ * While bundles are fetched, the latest size's note is read again beside them (reread).
  */
 export class Checkpoints {
   readonly origin: string;
@@ -27,6 +28,8 @@ export class Checkpoints {
   readonly #now: () => number;
   readonly #signed = new Map<number, { rootHash: Uint8Array; note: string }>();
   readonly #cosigned = new Map<number, Cached>();
+  /** Counts invalidations: a read that began before one must not be kept. */
+  #generation = 0;
 
   constructor(options: { db: Database; origin: string; signer: Signer; now: () => number }) {
     this.origin = options.origin;
@@ -58,8 +61,21 @@ export class Checkpoints {
     return note;
   }
 
+  /**
+   * Reads `sth`'s cosignatures again beside the requests, which the note read before keeps
+   * answering meanwhile; kept unless this instance stored a cosignature during the read.
+   */
+  async reread(sth: SignedTreeHead): Promise<void> {
+    const readAt = this.#now();
+    const generation = this.#generation;
+    const note = await this.#read(sth);
+    if (generation !== this.#generation) return;
+    keepRecent(this.#cosigned, sth.treeSize, { readAt, note: Promise.resolve(note) });
+  }
+
   /** Forgets the cached cosignatures (this instance stored a new one). */
   invalidate(): void {
+    this.#generation++;
     this.#cosigned.clear();
   }
 
