@@ -1,7 +1,7 @@
 export type { Appended, KtChange } from "./append-batch.js";
 export { KtLogError, type KtLogErrorCode } from "./errors.js";
 export { KtLog, type KtLogOptions } from "./kt-log.js";
-export type { IdentityKeys } from "./recent-proofs.js";
+export type { IdentityKeys } from "./proof-cache.js";
 export { ktLeaves, ktLogMigrations } from "./schema.js";
 export { createSthSigner, type SthSigner } from "./signer.js";
 export type { WitnessEndpoint, WitnessEvent } from "./witnesses/witnessing.js";

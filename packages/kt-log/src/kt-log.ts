@@ -38,7 +38,8 @@ import {
   updateSth,
 } from "./log-store.js";
 import { migrateToVrf } from "./migrate-to-vrf.js";
-import { type IdentityKeys, proofShows, RecentProofs } from "./recent-proofs.js";
+import type { IdentityKeys } from "./proof-cache.js";
+import { proofShows, RecentProofs } from "./recent-proofs.js";
 import type { SthSigner } from "./signer.js";
 import { type AddressIndex, VrfIndexes } from "./vrf-indexes.js";
 import { Checkpoints } from "./witnesses/checkpoints.js";
@@ -497,12 +498,10 @@ export class KtLog {
             this.#newOpening,
           );
           this.#edge = edge;
+          const newest = (appended[appended.length - 1] as Appended).sth;
           // Committed first: a witness must never hold a size the database could still lose.
-          await this.#witnessing?.publish((appended[appended.length - 1] as Appended).sth);
-          this.#proofs.sawLatest(
-            (appended[appended.length - 1] as Appended).sth,
-            performance.now(),
-          );
+          await this.#witnessing?.publish(newest);
+          this.#proofs.sawLatest(newest, performance.now());
           for (const [i, pending] of batch.entries()) {
             const result = appended[i] as Appended;
             this.#onPublish(result.sth);

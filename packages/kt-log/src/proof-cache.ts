@@ -1,11 +1,17 @@
 import type { KtProof, KtProofBody, SignedTreeHead } from "@svc/kt-verify";
 
+/** The identity keys an answer shows for an address; undefined when it is not registered. */
+export interface IdentityKeys {
+  identitySigningKey: Uint8Array;
+  identityDHKey: Uint8Array;
+}
+
 /** A proof kept for reuse: `readAt` is when its STH was read as the latest (a monotonic clock). */
 export interface CachedProof {
   proof: KtProof;
   readAt: number;
   /** The identity keys the proof was last found to show (an inclusion proof's). */
-  shown?: { identitySigningKey: Uint8Array; identityDHKey: Uint8Array };
+  shown?: IdentityKeys;
 }
 
 /**

@@ -6,13 +6,7 @@ import {
   leafCommitment,
   type SignedTreeHead,
 } from "@svc/kt-verify";
-import { type CachedProof, ProofCache } from "./proof-cache.js";
-
-/** The identity keys an answer shows for an address; undefined when it is not registered. */
-export interface IdentityKeys {
-  identitySigningKey: Uint8Array;
-  identityDHKey: Uint8Array;
-}
+import { type CachedProof, type IdentityKeys, ProofCache } from "./proof-cache.js";
 
 /**
  * The proofs made lately, and the latest STH as last read, each with the time it was read

@@ -2,13 +2,13 @@ import type { KtLog } from "@svc/kt-log";
 import { ktProofToJson, type SignedTreeHead, sthToJson } from "@svc/kt-verify";
 import type { IdentityChange, KeysHooks, KtProofAnswer } from "../keys/index.js";
 
+const utf8 = new TextEncoder();
+
 /**
  * The keys routes' key-transparency hooks: each identity created or deleted becomes a log leaf
  * (committed, with its STH, before the write answers), and bundle answers carry a proof of
  * exactly what they answer (KtLog.proofShowing).
  */
-const utf8 = new TextEncoder();
-
 export function createKtHooks(
   log: KtLog,
 ): Required<Pick<KeysHooks, "identityChanged" | "bundleProof">> {
