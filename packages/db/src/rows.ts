@@ -2,7 +2,11 @@ import type { SQL } from "drizzle-orm";
 import type { Database } from "./storage.js";
 
 type PostgresJsClient = {
-  unsafe(text: string, params: unknown[], options: { prepare: boolean }): Promise<unknown[]>;
+  unsafe(
+    text: string,
+    params: unknown[],
+    options: { prepare: boolean; simple?: boolean },
+  ): Promise<unknown[]>;
 };
 
 /**
@@ -22,6 +26,25 @@ export async function preparedRows<Row>(
 /** Rows of a statement run with `db.execute` (also inside a transaction). */
 export async function executeRows<Row>(db: Database, query: SQL): Promise<Row[]> {
   return (await db.execute(query)) as unknown as Row[];
+}
+
+/** The parts of drizzle's database (and transaction) objects that its own queries use. */
+interface DrizzleInternals {
+  dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } };
+  session: { client: PostgresJsClient };
+}
+
+/**
+ * Rows of `query` run as a prepared statement on `db`'s connection: a transaction's own when
+ * `db` is one, unlike {@link preparedRows}. `db.execute` sends a statement with parameters as
+ * two exchanges (parse and describe, then bind and execute), one without as a simple query, and
+ * has either parsed and planned each time; prepared, it is one exchange after the first. For
+ * statements of fixed text only: each text stays prepared on its connection.
+ */
+export async function executePreparedRows<Row>(db: Database, query: SQL): Promise<Row[]> {
+  const { dialect, session } = db as unknown as DrizzleInternals;
+  const { sql: text, params } = dialect.sqlToQuery(query);
+  return (await session.client.unsafe(text, params, { prepare: true, simple: false })) as Row[];
 }
 
 /** postgres.js hands back bytea as Buffers: callers get plain Uint8Array views of the same bytes. */

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
-import { preparedRows } from "./rows.js";
+import { executePreparedRows, preparedRows } from "./rows.js";
 import { openStorage, type Storage } from "./storage.js";
 import { notes, notesMigrations } from "./test-support/packages.js";
 import { createTestStorage, hasTestPostgres } from "./testing.js";
@@ -73,6 +73,27 @@ describe.each(kinds)("bytea on %s", (kind) => {
     );
     expect(bytes(raw?.key)).toEqual(everyByte);
     expect(raw?.same).toBe(true);
+  });
+});
+
+describe.each(kinds)("executePreparedRows on %s", (kind) => {
+  it("runs a prepared statement on the transaction's own connection, and outside one", async () => {
+    const storage = await createTestStorage({ kind, migrations });
+    opened.push(storage);
+    const count = sql`select count(*)::int as n from notes where id = any(${sql.param(["a", "b"])}::text[])`;
+    const seen = await storage.db.transaction(async (tx) => {
+      await tx.insert(notes).values(note("a"));
+      // Only the transaction's connection sees its uncommitted row.
+      const [inside] = await executePreparedRows<{ n: number }>(tx, count);
+      const prepared = await executePreparedRows<{ statement: string }>(
+        tx,
+        sql`select statement from pg_prepared_statements where statement like ${"%from notes where id = any%"}`,
+      );
+      return { n: inside?.n, prepared: prepared.length };
+    });
+    expect(seen).toEqual({ n: 1, prepared: 1 });
+    await storage.db.insert(notes).values(note("b"));
+    expect(await executePreparedRows(storage.db, count)).toEqual([{ n: 2 }]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { bytesToHex } from "@svc/canonical";
-import { type Database, executeRows, plainBytes, preparedRows } from "@svc/db";
+import { type Database, executePreparedRows, plainBytes, preparedRows } from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
@@ -14,15 +14,17 @@ import { ktLeaves, ktLog, ktSths } from "./schema.js";
 
 /**
  * The log's SQL, one function per statement. Lists of rows travel as a few array parameters
- * (unnest), so every statement has a fixed text and is prepared once whatever the batch size.
- * Byte arrays go as hex text: not every driver sends bytea[] parameters.
+ * (unnest), so every statement has a fixed text and is prepared once whatever the batch size:
+ * the statements of an append run prepared (executePreparedRows), one exchange each with the
+ * database instead of two, which shortens the time the sequencer lock is held. Byte arrays go
+ * as hex text: not every driver sends bytea[] parameters.
  */
 
 /** ASCII "SVKT": the advisory lock that makes appends one sequence across instances. */
 export const KT_SEQUENCER_LOCK = 0x5356_4b54;
 
 export async function lockSequencer(db: Database): Promise<void> {
-  await db.execute(sql`select pg_advisory_xact_lock(${KT_SEQUENCER_LOCK}::bigint)`);
+  await executePreparedRows(db, sql`select pg_advisory_xact_lock(${KT_SEQUENCER_LOCK}::bigint)`);
 }
 
 export interface StoredLogIdentity {
@@ -75,20 +77,13 @@ export async function readSth(
   logId: Uint8Array,
   treeSize?: number,
 ): Promise<SignedTreeHead | undefined> {
-  const query = db.select().from(ktSths);
-  const [row] = await (treeSize === undefined
-    ? query.orderBy(desc(ktSths.treeSize)).limit(1)
-    : query.where(eq(ktSths.treeSize, treeSize)));
-  return (
-    row && {
-      treeSize: row.treeSize,
-      timestampMs: row.timestampMs,
-      rootHash: plainBytes(row.rootHash),
-      indexRoot: plainBytes(row.indexRoot),
-      logId,
-      signature: plainBytes(row.signature),
-    }
+  const [row] = await executePreparedRows<SthRow>(
+    db,
+    treeSize === undefined
+      ? sql.raw(LATEST_STH)
+      : sql`${sql.raw(STH_COLUMNS)} where tree_size = ${treeSize}::bigint`,
   );
+  return row && sthFromRow(row, logId);
 }
 
 export async function insertSth(db: Database, sth: SignedTreeHead): Promise<void> {
@@ -113,7 +108,11 @@ export async function readSubtrees(
 ): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   if (coords.length === 0) return out;
-  const rows = await executeRows<{ level: number; node_index: number | string; hash: Uint8Array }>(
+  const rows = await executePreparedRows<{
+    level: number;
+    node_index: number | string;
+    hash: Uint8Array;
+  }>(
     db,
     sql`select s.level, s.node_index, s.hash
       from unnest(${sql.param(coords.map((c) => c.level))}::smallint[],
@@ -155,7 +154,7 @@ export async function readMapRows(
   coords: readonly MapNodeCoord[],
 ): Promise<Map<string, MapRow>> {
   const [head, middle, tail] = mapRowsAt("\0", "\0").split("\0") as [string, string, string];
-  const rows = await executeRows<MapRowRow>(
+  const rows = await executePreparedRows<MapRowRow>(
     db,
     sql`${sql.raw(head)}${sql.param(coords.map((c) => c.depth))}${sql.raw(middle)}${sql.param(
       coords.map((c) => bytesToHex(c.prefix)),
@@ -228,7 +227,9 @@ export async function writeAppendRows(db: Database, rows: AppendRows): Promise<v
   const hex = (values: Uint8Array[]) => sql.param(values.map(bytesToHex));
   const optionalHex = (values: Array<Uint8Array | null>) =>
     sql.param(values.map((v) => (v === null ? "" : bytesToHex(v))));
-  await db.execute(sql`
+  await executePreparedRows(
+    db,
+    sql`
     with leaves as (
       insert into kt_leaves (leaf_index, address, leaf, opening)
       select i, a, decode(l, 'hex'), decode(o, 'hex')
@@ -268,7 +269,8 @@ export async function writeAppendRows(db: Database, rows: AppendRows): Promise<v
       ${hex(sths.map((s) => s.rootHash))}::text[],
       ${hex(sths.map((s) => s.indexRoot))}::text[],
       ${hex(sths.map((s) => s.signature))}::text[]) as t(n, ts, r, x, s)
-  `);
+  `,
+  );
 }
 
 function sthRow(sth: SignedTreeHead) {
@@ -281,9 +283,9 @@ function sthRow(sth: SignedTreeHead) {
   };
 }
 
-const LATEST_STH = `
-  select tree_size, timestamp_ms, root_hash, index_root, signature
-  from kt_sths order by tree_size desc limit 1`;
+const STH_COLUMNS = `
+  select tree_size, timestamp_ms, root_hash, index_root, signature from kt_sths`;
+const LATEST_STH = `${STH_COLUMNS} order by tree_size desc limit 1`;
 
 interface SthRow {
   tree_size: number | string;
@@ -299,16 +301,18 @@ export async function readLatestSth(
   logId: Uint8Array,
 ): Promise<SignedTreeHead | undefined> {
   const [row] = await preparedRows<SthRow>(db, LATEST_STH, []);
-  return (
-    row && {
-      treeSize: Number(row.tree_size),
-      timestampMs: Number(row.timestamp_ms),
-      rootHash: plainBytes(row.root_hash),
-      indexRoot: plainBytes(row.index_root),
-      logId,
-      signature: plainBytes(row.signature),
-    }
-  );
+  return row && sthFromRow(row, logId);
+}
+
+function sthFromRow(row: SthRow, logId: Uint8Array): SignedTreeHead {
+  return {
+    treeSize: Number(row.tree_size),
+    timestampMs: Number(row.timestamp_ms),
+    rootHash: plainBytes(row.root_hash),
+    indexRoot: plainBytes(row.index_root),
+    logId,
+    signature: plainBytes(row.signature),
+  };
 }
 
 /** What proofs read besides the (immutable) subtree hashes, as of one snapshot. */

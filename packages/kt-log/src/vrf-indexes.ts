@@ -1,4 +1,4 @@
-import { type Database, executeRows, plainBytes } from "@svc/db";
+import { type Database, executePreparedRows, plainBytes } from "@svc/db";
 import { type VrfProver, vrfProofToHash, vrfProver } from "@svc/vrf";
 import { sql } from "drizzle-orm";
 import { sodiumArithmetic } from "./sodium-arithmetic.js";
@@ -45,7 +45,11 @@ export class VrfIndexes {
     }
     const missing = [...new Set(addresses.filter((a) => !found.has(a)))];
     if (missing.length > 0) {
-      const rows = await executeRows<{ address: string; vrf_index: Uint8Array; proof: Uint8Array }>(
+      const rows = await executePreparedRows<{
+        address: string;
+        vrf_index: Uint8Array;
+        proof: Uint8Array;
+      }>(
         db,
         sql`select address, vrf_index, proof from kt_vrf where address = any(${sql.param(missing)}::text[])`,
       );
