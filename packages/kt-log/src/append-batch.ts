@@ -56,16 +56,18 @@ export async function appendBatch(
   newOpening: () => Uint8Array = randomOpening,
 ): Promise<{ appended: Appended[]; edge: RightEdge }> {
   return db.transaction(async (tx) => {
-    await lockSequencer(tx);
-    const latest = await readSth(tx, signer.logId);
+    const keys = changes.map((change) => change.vrf.index);
+    // Sent together, run in this order: the reads see what every append before the lock wrote.
+    // The map is read as deep as the last known size suggests; any depth reads the right rows.
+    const [, latest, mapRows] = await Promise.all([
+      lockSequencer(tx),
+      readSth(tx, signer.logId),
+      readRowsFor(keys, shallowDepth((edge?.size ?? 0) + changes.length), (coords) =>
+        readMapRows(tx, coords),
+      ),
+    ]);
     if (latest === undefined) throw new Error("the KT log is not initialized");
     const range = await rightEdge(tx, latest.treeSize, edge);
-    const keys = changes.map((change) => change.vrf.index);
-    const mapRows = await readRowsFor(
-      keys,
-      shallowDepth(latest.treeSize + changes.length),
-      (coords) => readMapRows(tx, coords),
-    );
     const timestampMs = Math.max(timestamp, latest.timestampMs);
 
     const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
