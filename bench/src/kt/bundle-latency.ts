@@ -29,8 +29,9 @@ interface Served {
 /**
  * Bundle fetches over HTTP from a server with key transparency off and one with it on, both up
  * at once on the same database and measured in alternating rounds, so that neither gets the
- * quieter half of the run (each figure the median of its rounds): p99 with the proof against p99 without, at c=1, at c=16, and at c=16
- * while identities are registered beside (the log growing, so proofs are made afresh).
+ * quieter half of the run (each figure the median of its rounds): p99 with the proof against
+ * p99 without, at c=1, at c=16, and at c=16 while identities are registered beside (the log
+ * growing, so proofs are made afresh).
  */
 export async function bundleProofLatency(backend: string, storage: Storage): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-kt-"));

@@ -121,11 +121,6 @@ async function appendAndProofs(backend: string, storage: Storage): Promise<void>
 }
 
 /**
- * Bundle fetches over HTTP from a server with key transparency on (each bundle carries its
- * inclusion proof) beside the same fetches from a server with it off, on one storage: latency at
- * one client and at 16 concurrent ones.
- */
-/**
  * Seeding 10^6 leaves through the log would take over ten minutes here, so the subtree table is
  * filled by SQL with synthetic hashes: the proof path reads real row counts and indexes, the
  * hashes themselves are meaningless.
