@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { PartialHandles } from "./partial-handles.js";
+import { PartialHandles, WRITE_SLICE_BYTES } from "./partial-handles.js";
 
 let dir: string;
 let path: string;
@@ -31,6 +31,24 @@ describe("PartialHandles", () => {
     expect(await readFile(path)).toEqual(content);
     handles.forget(path);
     expect(handles.size).toBe(0);
+  });
+
+  it("writes data longer than one write call takes whole, at its offset, beside other lanes", async () => {
+    const handles = new PartialHandles();
+    const chunk = 4 * WRITE_SLICE_BYTES + 123;
+    const content = randomBytes(3 * chunk);
+    // Lanes out of order: each lands at its own offset, none overwrites another's slices.
+    await Promise.all(
+      [2, 0, 1].map((lane) =>
+        handles.writeDurably(
+          path,
+          lane * chunk,
+          content.subarray(lane * chunk, (lane + 1) * chunk),
+        ),
+      ),
+    );
+    expect(Buffer.compare(await readFile(path), content)).toBe(0);
+    handles.close();
   });
 
   it("closes an idle file, and opens it again for the next write", async () => {
