@@ -11,20 +11,11 @@ export interface Side {
   stop(): Promise<void>;
 }
 
-/**
- * Node's flags for every side of every row: V8's memory reducer off, as `pnpm peer-transfer` and
- * `pnpm svc-transfer` run the receiver (docs/operations.md, "Transfer receivers").
- */
-export const SIDE_FLAGS = ["--no-memory-reducer"];
-
 /** Forks `<name>.js` (or `.ts` when run from source) beside this file, configured by `config`. */
 export function forkSide(name: string, config: SideConfig): Side {
   const extension = import.meta.url.endsWith(".ts") ? "ts" : "js";
   const entry = fileURLToPath(new URL(`./${name}.${extension}`, import.meta.url));
-  const child: ChildProcess = fork(entry, [JSON.stringify(config)], {
-    stdio: "inherit",
-    execArgv: [...process.execArgv, ...SIDE_FLAGS],
-  });
+  const child: ChildProcess = fork(entry, [JSON.stringify(config)], { stdio: "inherit" });
   const queue: SideMessage[] = [];
   const waiting: Array<() => void> = [];
   let exited: string | undefined;

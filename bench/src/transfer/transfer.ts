@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import { startServerProcess } from "../harness/server-process.js";
 import { type BenchRow, printTable } from "../harness/table.js";
 import { type CryptoBound, cryptoBound } from "./crypto-bound.js";
-import { SIDE_FLAGS } from "./fork-side.js";
 import { runTransfer, type TransferPath, type TransferRun } from "./run-transfer.js";
 import { createTestFile, type TestFile } from "./test-file.js";
 
@@ -67,7 +66,7 @@ export async function transferSuite(): Promise<void> {
     }
     if (!QUICK) measured.set(MEMORY_NAME, await memoryRun(server.url));
     printTable(
-      `transfer: ${size(FILE_BYTES)} of random bytes over loopback, sender and receiver each in a process of its own (node ${SIDE_FLAGS.join(" ")}), ${size(CHUNK_BYTES)} chunks (MB/s = 10^6 bytes per second, median of ${ROUNDS} runs)`,
+      `transfer: ${size(FILE_BYTES)} of random bytes over loopback, sender and receiver each in a process of its own, ${size(CHUNK_BYTES)} chunks (MB/s = 10^6 bytes per second, median of ${ROUNDS} runs)`,
       rows(bound, measured),
       { rateUnit: "MB/s", latency: false },
     );
