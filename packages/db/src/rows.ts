@@ -19,8 +19,9 @@ export async function preparedRows<Row>(
   text: string,
   params: readonly unknown[],
 ): Promise<Row[]> {
-  const client = (db as unknown as { $client: PostgresJsClient }).$client;
-  return (await client.unsafe(text, [...params], { prepare: true })) as Row[];
+  return runPrepared<Row>((db as unknown as { $client: PostgresJsClient }).$client, text, [
+    ...params,
+  ]);
 }
 
 /** Rows of a statement run with `db.execute` (also inside a transaction). */
@@ -44,7 +45,19 @@ interface DrizzleInternals {
 export async function executePreparedRows<Row>(db: Database, query: SQL): Promise<Row[]> {
   const { dialect, session } = db as unknown as DrizzleInternals;
   const { sql: text, params } = dialect.sqlToQuery(query);
-  return (await session.client.unsafe(text, params, { prepare: true, simple: false })) as Row[];
+  return runPrepared<Row>(session.client, text, params);
+}
+
+/**
+ * A named prepared statement even without parameters: postgres.js sends a statement without any
+ * as a simple query, parsed and planned every time, unless told otherwise.
+ */
+async function runPrepared<Row>(
+  client: PostgresJsClient,
+  text: string,
+  params: unknown[],
+): Promise<Row[]> {
+  return (await client.unsafe(text, params, { prepare: true, simple: false })) as Row[];
 }
 
 /** postgres.js hands back bytea as Buffers: callers get plain Uint8Array views of the same bytes. */

@@ -27,7 +27,6 @@ import {
   insertSth,
   lockSequencer,
   readLatestLeaf,
-  readLatestSth,
   readLeaves,
   readLogIdentity,
   readMapRows,
@@ -369,7 +368,7 @@ export class KtLog {
     if (this.#readingLatest) return;
     this.#readingLatest = true;
     const readAt = performance.now();
-    readLatestSth(this.#storage.db, this.#signer.logId)
+    readSth(this.#storage.db, this.#signer.logId)
       .then(async (sth) => {
         if (sth === undefined) return;
         this.#proofs.sawLatest(sth, readAt);
@@ -385,7 +384,7 @@ export class KtLog {
   async #proveBatch(addresses: string[]): Promise<KtProof[]> {
     // The cheap read first: while no change has grown the log, the bodies made earlier still hold.
     const readAt = performance.now();
-    const latest = await readLatestSth(this.#storage.db, this.#signer.logId);
+    const latest = await readSth(this.#storage.db, this.#signer.logId);
     if (latest === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
     this.#proofs.sawLatest(latest, readAt);
     const proofs = addresses.map((address): KtProof | undefined => {

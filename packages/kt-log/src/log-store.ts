@@ -295,15 +295,6 @@ interface SthRow {
   signature: Uint8Array;
 }
 
-/** The latest STH by a prepared statement (not inside a transaction). */
-export async function readLatestSth(
-  db: Database,
-  logId: Uint8Array,
-): Promise<SignedTreeHead | undefined> {
-  const [row] = await preparedRows<SthRow>(db, LATEST_STH, []);
-  return row && sthFromRow(row, logId);
-}
-
 function sthFromRow(row: SthRow, logId: Uint8Array): SignedTreeHead {
   return {
     treeSize: Number(row.tree_size),
