@@ -2,7 +2,6 @@ export { type BatcherOptions, createBatcher } from "./batcher.js";
 export { bytea } from "./bytea.js";
 export type { LegacyTag } from "./legacy.js";
 export type { PackageMigrations } from "./migrations.js";
-export { pipelinedTransaction, type TransactionEnd } from "./pipelined-transaction.js";
 export { executePreparedRows, executeRows, plainBytes, preparedRows } from "./rows.js";
 export {
   type Database,

@@ -1,4 +1,4 @@
-import { type Database, pipelinedTransaction } from "@svc/db";
+import type { Database } from "@svc/db";
 import { encodeLeafV2, type KtLeaf, leafCommitment, type SignedTreeHead } from "@svc/kt-verify";
 import {
   CompactRange,
@@ -13,11 +13,11 @@ import {
 import { readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
   type AppendRows,
-  appendRowsStatement,
   lockSequencer,
   readMapRows,
   readSth,
   readSubtrees,
+  writeAppendRows,
 } from "./log-store.js";
 import type { SthSigner } from "./signer.js";
 import type { AddressIndex } from "./vrf-indexes.js";
@@ -42,17 +42,10 @@ export interface RightEdge {
   nodes: readonly SubtreeNode[];
 }
 
-/** What one batch appends: its results in order, the new right edge, and the rows to write. */
-export interface PlannedBatch {
-  appended: Appended[];
-  edge: RightEdge;
-  rows: AppendRows;
-}
-
 /**
- * Appends `changes` in one transaction under the sequencer lock, in two round trips: BEGIN, the
- * lock and the reads go out together, and the one statement that writes the batch goes out with
- * COMMIT. Returns the results in order and the new right edge.
+ * Appends `changes` in one transaction under the sequencer lock: one v2 leaf (a fresh opening for
+ * its commitment), one STH (signed for its own size) and the index-map update per change, all
+ * written in one statement. Returns the results in order and the new right edge.
  */
 export async function appendBatch(
   db: Database,
@@ -62,80 +55,61 @@ export async function appendBatch(
   edge: RightEdge | undefined,
   newOpening: () => Uint8Array = randomOpening,
 ): Promise<{ appended: Appended[]; edge: RightEdge }> {
-  return pipelinedTransaction(db, async (tx) => {
-    const planned = await planBatch(tx, signer, changes, timestamp, edge, newOpening);
-    return {
-      result: { appended: planned.appended, edge: planned.edge },
-      last: appendRowsStatement(planned.rows),
-    };
-  });
-}
+  return db.transaction(async (tx) => {
+    const keys = changes.map((change) => change.vrf.index);
+    // Sent together, run in this order: the reads see what every append before the lock wrote.
+    // The map is read as deep as the last known size suggests; any depth reads the right rows.
+    const [, latest, mapRows] = await Promise.all([
+      lockSequencer(tx),
+      readSth(tx, signer.logId),
+      readRowsFor(keys, shallowDepth((edge?.size ?? 0) + changes.length), (coords) =>
+        readMapRows(tx, coords),
+      ),
+    ]);
+    if (latest === undefined) throw new Error("the KT log is not initialized");
+    const range = await rightEdge(tx, latest.treeSize, edge);
+    const timestampMs = Math.max(timestamp, latest.timestampMs);
 
-/**
- * Within the caller's transaction: takes the sequencer lock, reads the log's head, and plans one
- * v2 leaf (a fresh opening for its commitment), one STH (signed for its own size) and the
- * index-map update per change, to be written in one statement (writeAppendRows).
- */
-export async function planBatch(
-  tx: Database,
-  signer: SthSigner,
-  changes: readonly IndexedChange[],
-  timestamp: number,
-  edge: RightEdge | undefined,
-  newOpening: () => Uint8Array = randomOpening,
-): Promise<PlannedBatch> {
-  const keys = changes.map((change) => change.vrf.index);
-  // Sent together, run in this order: the reads see what every append before the lock wrote.
-  // The map is read as deep as the last known size suggests; any depth reads the right rows.
-  const [, latest, mapRows] = await Promise.all([
-    lockSequencer(tx),
-    readSth(tx, signer.logId),
-    readRowsFor(keys, shallowDepth((edge?.size ?? 0) + changes.length), (coords) =>
-      readMapRows(tx, coords),
-    ),
-  ]);
-  if (latest === undefined) throw new Error("the KT log is not initialized");
-  const range = await rightEdge(tx, latest.treeSize, edge);
-  const timestampMs = Math.max(timestamp, latest.timestampMs);
-
-  const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
-  const written = new Map<string, MapRow>();
-  const appended: Appended[] = [];
-  for (const [i, change] of changes.entries()) {
-    const opening = newOpening();
-    const commitment = leafCommitment(
-      opening,
-      change.address,
-      change.kind === "identity" ? change : undefined,
-    );
-    const leaf = encodeLeafV2({
-      kind: change.kind,
-      index: change.vrf.index,
-      commitment,
-      timestampMs,
-    });
-    const hash = leafHash(leaf);
-    const leafIndex = range.size;
-    rows.leaves.push({ leafIndex, address: change.address, leaf, opening });
-    rows.vrf.push({ address: change.address, ...change.vrf });
-    rows.subtrees.push(...range.append(hash));
-    const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
-    for (const row of writes) {
-      const key = mapNodeKey(row.depth, row.prefix);
-      mapRows.set(key, row);
-      written.set(key, row);
+    const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
+    const written = new Map<string, MapRow>();
+    const appended: Appended[] = [];
+    for (const [i, change] of changes.entries()) {
+      const opening = newOpening();
+      const commitment = leafCommitment(
+        opening,
+        change.address,
+        change.kind === "identity" ? change : undefined,
+      );
+      const leaf = encodeLeafV2({
+        kind: change.kind,
+        index: change.vrf.index,
+        commitment,
+        timestampMs,
+      });
+      const hash = leafHash(leaf);
+      const leafIndex = range.size;
+      rows.leaves.push({ leafIndex, address: change.address, leaf, opening });
+      rows.vrf.push({ address: change.address, ...change.vrf });
+      rows.subtrees.push(...range.append(hash));
+      const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
+      for (const row of writes) {
+        const key = mapNodeKey(row.depth, row.prefix);
+        mapRows.set(key, row);
+        written.set(key, row);
+      }
+      const sth = signer.sign({
+        treeSize: range.size,
+        timestampMs,
+        rootHash: range.root(),
+        indexRoot: root,
+      });
+      rows.sths.push(sth);
+      appended.push({ leafIndex, sth });
     }
-    const sth = signer.sign({
-      treeSize: range.size,
-      timestampMs,
-      rootHash: range.root(),
-      indexRoot: root,
-    });
-    rows.sths.push(sth);
-    appended.push({ leafIndex, sth });
-  }
-  rows.mapRows = [...written.values()];
-  return { appended, edge: { size: range.size, nodes: range.nodes() }, rows };
+    rows.mapRows = [...written.values()];
+    await writeAppendRows(tx, rows);
+    return { appended, edge: { size: range.size, nodes: range.nodes() } };
+  });
 }
 
 /** A fresh 32-byte commitment opening. */

@@ -9,7 +9,7 @@ import {
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
-import { and, asc, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
 import { ktLeaves, ktLog, ktSths } from "./schema.js";
 
 /**
@@ -223,16 +223,13 @@ export interface AppendRows {
 
 /** Everything one append batch persists, in one statement. */
 export async function writeAppendRows(db: Database, rows: AppendRows): Promise<void> {
-  await executePreparedRows(db, appendRowsStatement(rows));
-}
-
-/** The one statement of {@link writeAppendRows}, of fixed text: its rows go as array parameters. */
-export function appendRowsStatement(rows: AppendRows): SQL {
   const { leaves, vrf, subtrees, mapRows, sths } = rows;
   const hex = (values: Uint8Array[]) => sql.param(values.map(bytesToHex));
   const optionalHex = (values: Array<Uint8Array | null>) =>
     sql.param(values.map((v) => (v === null ? "" : bytesToHex(v))));
-  return sql`
+  await executePreparedRows(
+    db,
+    sql`
     with leaves as (
       insert into kt_leaves (leaf_index, address, leaf, opening)
       select i, a, decode(l, 'hex'), decode(o, 'hex')
@@ -272,7 +269,8 @@ export function appendRowsStatement(rows: AppendRows): SQL {
       ${hex(sths.map((s) => s.rootHash))}::text[],
       ${hex(sths.map((s) => s.indexRoot))}::text[],
       ${hex(sths.map((s) => s.signature))}::text[]) as t(n, ts, r, x, s)
-  `;
+  `,
+  );
 }
 
 function sthRow(sth: SignedTreeHead) {

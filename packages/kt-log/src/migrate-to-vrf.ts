@@ -1,8 +1,8 @@
 import { type Database, executeRows, plainBytes } from "@svc/db";
 import { decodeLeaf, type SignedTreeHead } from "@svc/kt-verify";
 import { sql } from "drizzle-orm";
-import { type IndexedChange, planBatch, type RightEdge } from "./append-batch.js";
-import { updateMapFormat, writeAppendRows } from "./log-store.js";
+import { appendBatch, type IndexedChange, type RightEdge } from "./append-batch.js";
+import { updateMapFormat } from "./log-store.js";
 import type { SthSigner } from "./signer.js";
 import type { VrfIndexes } from "./vrf-indexes.js";
 
@@ -45,8 +45,7 @@ export async function migrateToVrf(
   const published: SignedTreeHead[] = [];
   let edge: RightEdge | undefined;
   for (let start = 0; start < changes.length; start += BATCH) {
-    const batch = await planBatch(tx, signer, changes.slice(start, start + BATCH), now, edge);
-    await writeAppendRows(tx, batch.rows);
+    const batch = await appendBatch(tx, signer, changes.slice(start, start + BATCH), now, edge);
     edge = batch.edge;
     published.push(...batch.appended.map((a) => a.sth));
   }
