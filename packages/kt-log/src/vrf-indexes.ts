@@ -1,5 +1,5 @@
 import { type Database, executePreparedRows, plainBytes } from "@svc/db";
-import { type VrfProver, vrfProofToHash, vrfProver } from "@svc/vrf";
+import { type VrfProver, vrfProver } from "@svc/vrf";
 import { sql } from "drizzle-orm";
 import { sodiumArithmetic } from "./sodium-arithmetic.js";
 
@@ -9,6 +9,7 @@ export interface AddressIndex {
   proof: Uint8Array;
 }
 
+/** The map key is the first 32 bytes of the VRF output. */
 const INDEX_BYTES = 32;
 const utf8 = new TextEncoder();
 
@@ -32,8 +33,8 @@ export class VrfIndexes {
 
   /** Proves `address`'s index (no storage). */
   prove(address: string): AddressIndex {
-    const proof = this.#prover.prove(utf8.encode(address));
-    return { index: indexOf(proof), proof };
+    const { proof, beta } = this.#prover.proveWithOutput(utf8.encode(address));
+    return { index: beta.slice(0, INDEX_BYTES), proof };
   }
 
   /** The index of each address: kept in memory, stored, or proved now (then kept in memory). */
@@ -75,9 +76,4 @@ export class VrfIndexes {
       this.#recent.delete(this.#recent.keys().next().value as string);
     }
   }
-}
-
-/** The map key a VRF proof gives: the first 32 bytes of its output. */
-export function indexOf(proof: Uint8Array): Uint8Array {
-  return vrfProofToHash(proof).slice(0, INDEX_BYTES);
 }

@@ -12,6 +12,24 @@ const BACK = 0x00;
  * which happens with probability about 2^-256.
  */
 export function encodeToCurve(salt: Uint8Array, alpha: Uint8Array): Point | undefined {
+  return tryAndIncrement(
+    salt,
+    alpha,
+    (candidate) => stringToPoint(candidate)?.clearCofactor(),
+    (h) => h.is0(),
+  );
+}
+
+/**
+ * The same H, by `clear`: cofactor * the point a candidate string decodes to, undefined when it
+ * does not decode (RFC 8032 section 5.1.3), in whatever form `clear` computes it.
+ */
+export function tryAndIncrement<H>(
+  salt: Uint8Array,
+  alpha: Uint8Array,
+  clear: (candidate: Uint8Array) => H | undefined,
+  isIdentity: (h: H) => boolean,
+): H | undefined {
   const input = new Uint8Array(2 + salt.length + alpha.length + 2);
   input[0] = SUITE;
   input[1] = FRONT;
@@ -21,10 +39,8 @@ export function encodeToCurve(salt: Uint8Array, alpha: Uint8Array): Point | unde
   input[input.length - 1] = BACK;
   for (let ctr = 0; ctr < 256; ctr++) {
     input[ctrAt] = ctr;
-    const candidate = stringToPoint(sha512(input).subarray(0, POINT_LENGTH));
-    if (candidate === undefined) continue;
-    const h = candidate.clearCofactor();
-    if (!h.is0()) return h;
+    const h = clear(sha512(input).subarray(0, POINT_LENGTH));
+    if (h !== undefined && !isIdentity(h)) return h;
   }
   return undefined;
 }

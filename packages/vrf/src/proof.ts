@@ -51,10 +51,15 @@ const BACK = 0x00;
  * beta = SHA-512(suite_string || 0x03 || point_to_string(cofactor * Gamma) || 0x00).
  */
 export function gammaToHash(gamma: Point): Uint8Array {
+  return cofactorGammaToHash(pointToString(gamma.clearCofactor()));
+}
+
+/** The same hash, from point_to_string(cofactor * Gamma) already computed. */
+export function cofactorGammaToHash(cofactorGamma: Uint8Array): Uint8Array {
   const input = new Uint8Array(2 + POINT_LENGTH + 1);
   input[0] = SUITE;
   input[1] = FRONT;
-  input.set(pointToString(gamma.clearCofactor()), 2);
+  input.set(cofactorGamma, 2);
   input[input.length - 1] = BACK;
   return sha512(input);
 }

@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { vrfProve, vrfVerify } from "./ecvrf.js";
+import { vrfProofToHash, vrfProve, vrfVerify } from "./ecvrf.js";
 import vectorFile from "./fixtures/rfc9381-vectors.json" with { type: "json" };
 import { nobleArithmetic, type ScalarArithmetic, vrfProver } from "./prover.js";
+import { stringToPoint } from "./suite.js";
 import { hex, unhex } from "./test-support/encodings.js";
 
 const bytes32 = fc.uint8Array({ minLength: 32, maxLength: 32 });
@@ -45,6 +46,42 @@ describe("vrfProver", () => {
       }),
       { numRuns: 20 },
     );
+  });
+
+  it("gives with each proof the output vrfProofToHash gives for it: RFC 9381 B.3's beta, any key", () => {
+    for (const vector of vectorFile.vectors) {
+      const { proof, beta } = vrfProver(unhex(vector.sk)).proveWithOutput(unhex(vector.alpha));
+      expect(hex(proof)).toBe(vector.pi);
+      expect(hex(beta)).toBe(vector.beta);
+    }
+    fc.assert(
+      fc.property(bytes32, fc.uint8Array({ maxLength: 64 }), (sk, alpha) => {
+        const { proof, beta } = vrfProver(sk).proveWithOutput(alpha);
+        expect(proof).toEqual(vrfProve(sk, alpha));
+        expect(beta).toEqual(vrfProofToHash(proof));
+      }),
+      { numRuns: 20 },
+    );
+  });
+
+  it("clears cofactors through its arithmetic when it can: H's candidates, then Gamma", () => {
+    for (const vector of vectorFile.vectors) {
+      const cleared: string[] = [];
+      const clearing: ScalarArithmetic = {
+        ...nobleArithmetic,
+        clearCofactor(point) {
+          cleared.push(hex(point));
+          return stringToPoint(point)?.clearCofactor().toBytes();
+        },
+      };
+      const { proof, beta } = vrfProver(unhex(vector.sk), clearing).proveWithOutput(
+        unhex(vector.alpha),
+      );
+      expect(hex(proof)).toBe(vector.pi);
+      expect(hex(beta)).toBe(vector.beta);
+      expect(cleared.at(-1)).toBe(vector.pi.slice(0, 64));
+      expect(cleared.length).toBeGreaterThanOrEqual(2);
+    }
   });
 
   it("refuses bad arguments, naming them", () => {

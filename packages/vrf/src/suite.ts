@@ -45,6 +45,21 @@ export function stringToPoint(bytes: Uint8Array): Point | undefined {
   }
 }
 
+const Y_BITS = (1n << 255n) - 1n;
+
+/**
+ * False for the strings RFC 8032's decoding refuses whatever the curve: y >= p, and the two
+ * points with x = 0, (0, 1) and (0, -1), with the sign bit set. Every other string either
+ * decodes or has no x on the curve.
+ */
+export function isCanonicalEncoding(bytes: Uint8Array): boolean {
+  const y = bytesToNumberLE(bytes) & Y_BITS;
+  const p = Point.Fp.ORDER;
+  if (y >= p) return false;
+  const signed = ((bytes[POINT_LENGTH - 1] ?? 0) & 0x80) !== 0;
+  return !(signed && (y === 1n || y === p - 1n));
+}
+
 /** string_to_int: little-endian for this suite. */
 export function stringToInt(bytes: Uint8Array): bigint {
   return bytesToNumberLE(bytes);

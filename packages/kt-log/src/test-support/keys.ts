@@ -1,5 +1,4 @@
-import { vrfProve } from "@svc/vrf";
-import { indexOf } from "../vrf-indexes.js";
+import { vrfProofToHash, vrfProve } from "@svc/vrf";
 
 /** Test keys: a 32-byte array filled with `n`. */
 export const key32 = (n: number): Uint8Array => new Uint8Array(32).fill(n);
@@ -14,6 +13,6 @@ export const identityChange = (address: string, n: number) => ({
 /** The VRF key of test logs. */
 export const vrfSecretKey = key32(77);
 
-/** `address`'s map key under {@link vrfSecretKey}. */
+/** `address`'s map key under {@link vrfSecretKey}: the first 32 bytes of its VRF output. */
 export const indexFor = (address: string): Uint8Array =>
-  indexOf(vrfProve(vrfSecretKey, new TextEncoder().encode(address)));
+  vrfProofToHash(vrfProve(vrfSecretKey, new TextEncoder().encode(address))).slice(0, 32);
