@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { startPgliteThread } from "./pglite-channel.js";
 import { pgliteSocket } from "./pglite-socket.js";
 import { executeRows } from "./rows.js";
-import { openStorage } from "./storage.js";
+import { type Database, openStorage, type Storage } from "./storage.js";
 import { createTestDatabase, hasTestPostgres, until } from "./testing.js";
 
 /**
@@ -54,91 +54,50 @@ describe("postgres.js as patched", () => {
  */
 describe.runIf(hasTestPostgres())("postgres.js as patched, on PostgreSQL", () => {
   it("refuses a transaction's statement after its connection closed, and the pool serves on", async () => {
-    const database = await createTestDatabase();
-    // One connection: were the closed one lost to the pool, the last query would wait forever.
-    const storage = await openStorage({ databaseUrl: database.url, poolSize: 1, migrations: [] });
-    const admin = postgres(database.url, { max: 1, onnotice: () => {} });
-    try {
-      let reportLate: (outcome: unknown) => void = () => {};
-      const lateOutcome = new Promise((resolve) => {
-        reportLate = resolve;
-      });
+    await onPoolOfOne(async (storage, admin) => {
+      let late: Promise<unknown> | undefined;
       const transaction = storage.db.transaction(async (tx) => {
-        const [own] = await executeRows<{ pid: number }>(
-          tx,
-          statement`select pg_backend_pid() as pid`,
-        );
-        await admin`select pg_terminate_backend(${own?.pid ?? 0}::int)`;
+        await admin`select pg_terminate_backend(${await backendPid(tx)}::int)`;
         // The connection's close arrives while the transaction waits on something else.
         await new Promise((resolve) => setTimeout(resolve, 200));
-        try {
-          await tx.execute(statement`select 1`);
-          reportLate("answered");
-        } catch (error) {
-          reportLate(error);
-        }
+        late = outcome(tx.execute(statement`select 1`));
+        await late;
       });
       // postgres.js fails the transaction as soon as its connection closes.
       await expect(transaction).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
-      expect(await lateOutcome).toMatchObject({ cause: { code: "CONNECTION_CLOSED" } });
+      await until(() => late !== undefined);
+      expect(await late).toMatchObject({ cause: { code: "CONNECTION_CLOSED" } });
       expect(await executeRows(storage.db, statement`select 2 as n`)).toEqual([{ n: 2 }]);
-    } finally {
-      await admin.end();
-      await storage.close();
-      await database.drop();
-    }
+    });
   });
 
   it("never runs a closed transaction's statement in the session its connection opens next", async () => {
-    const database = await createTestDatabase();
-    const storage = await openStorage({ databaseUrl: database.url, poolSize: 1, migrations: [] });
-    const admin = postgres(database.url, { max: 1, onnotice: () => {} });
-    try {
+    await onPoolOfOne(async (storage, admin) => {
       await admin`create table t (n int)`;
-      let reportLate: (outcome: unknown) => void = () => {};
-      const lateOutcome = new Promise((resolve) => {
-        reportLate = resolve;
-      });
-      let waiting: Promise<unknown> = Promise.resolve();
+      let waiting: Promise<unknown> | undefined;
+      let late: Promise<unknown> | undefined;
       const transaction = storage.db.transaction(async (tx) => {
-        const [own] = await executeRows<{ pid: number }>(
-          tx,
-          statement`select pg_backend_pid() as pid`,
-        );
+        const pid = await backendPid(tx);
         // Waits for the pool's one connection, which reconnects for it once the backend is gone.
         waiting = executeRows(storage.db, statement`select 2 as n`);
-        await admin`select pg_terminate_backend(${own?.pid ?? 0}::int)`;
+        await admin`select pg_terminate_backend(${pid}::int)`;
         await waiting;
-        try {
-          await tx.execute(statement`insert into t values (1)`);
-          reportLate("answered");
-        } catch (error) {
-          reportLate(error);
-        }
+        late = outcome(tx.execute(statement`insert into t values (1)`));
+        await late;
       });
       await expect(transaction).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
+      await until(() => late !== undefined);
       expect(await waiting).toEqual([{ n: 2 }]);
-      expect(await lateOutcome).toMatchObject({ cause: { code: "CONNECTION_CLOSED" } });
+      expect(await late).toMatchObject({ cause: { code: "CONNECTION_CLOSED" } });
       expect(await admin`select count(*)::int as n from t`).toEqual([{ n: 0 }]);
-    } finally {
-      await admin.end();
-      await storage.close();
-      await database.drop();
-    }
+    });
   });
 
   it("survives a backend ended mid-statement in a transaction, and the next query is answered", async () => {
-    const database = await createTestDatabase();
-    const storage = await openStorage({ databaseUrl: database.url, poolSize: 1, migrations: [] });
-    const admin = postgres(database.url, { max: 1, onnotice: () => {} });
-    try {
+    await onPoolOfOne(async (storage, admin) => {
       let pid: number | undefined;
       const transaction = storage.db.transaction(async (tx) => {
-        const [own] = await executeRows<{ pid: number }>(
-          tx,
-          statement`select pg_backend_pid() as pid`,
-        );
-        pid = own?.pid;
+        pid = await backendPid(tx);
         await tx.execute(statement`select pg_sleep(5)`);
       });
       await until(() => pid !== undefined);
@@ -146,10 +105,38 @@ describe.runIf(hasTestPostgres())("postgres.js as patched, on PostgreSQL", () =>
       // The backend's FATAL error comes first; postgres.js's own ROLLBACK must not outlive it.
       await expect(transaction).rejects.toMatchObject({ code: "CONNECTION_CLOSED" });
       expect(await executeRows(storage.db, statement`select 3 as n`)).toEqual([{ n: 3 }]);
-    } finally {
-      await admin.end();
-      await storage.close();
-      await database.drop();
-    }
+    });
   });
 });
+
+/**
+ * A new database with a storage pool of one connection (were a closed one lost to the pool, the
+ * next query would wait forever) and a connection of its own to end the other's backend.
+ */
+async function onPoolOfOne(
+  run: (storage: Storage, admin: postgres.Sql) => Promise<void>,
+): Promise<void> {
+  const database = await createTestDatabase();
+  const storage = await openStorage({ databaseUrl: database.url, poolSize: 1, migrations: [] });
+  const admin = postgres(database.url, { max: 1, onnotice: () => {} });
+  try {
+    await run(storage, admin);
+  } finally {
+    await admin.end();
+    await storage.close();
+    await database.drop();
+  }
+}
+
+async function backendPid(db: Database): Promise<number> {
+  const [row] = await executeRows<{ pid: number }>(db, statement`select pg_backend_pid() as pid`);
+  return row?.pid ?? 0;
+}
+
+/** Settles with the value or the error, whichever `promise` gives. */
+function outcome(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    (value) => value,
+    (error: unknown) => error,
+  );
+}

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { registerBody, testIdentity } from "@svc/test-client";
 import { afterAll, describe, expect, it } from "vitest";
+import { expectEachLogged, registerIdentity } from "./support/identity-registrations.js";
 import { type Closer, runClosers, startServerProcess } from "./support/server-process.js";
 import { sleep } from "./support/wait.js";
 
@@ -33,15 +33,9 @@ describe("the embedded database, server killed under registrations", () => {
     let registering = true;
     const register = async () => {
       while (registering) {
-        const identity = testIdentity(`killed-${next++}:1`);
+        const address = `killed-${next++}:1`;
         try {
-          const res = await fetch(`${first.url}/v1/keys/register`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(registerBody(identity, Date.now(), [1])),
-          });
-          await res.body?.cancel();
-          if (res.status === 200) acknowledged.push(identity.address);
+          if ((await registerIdentity(first.url, address)) === 200) acknowledged.push(address);
         } catch {
           return; // the server is gone
         }
@@ -64,12 +58,7 @@ describe("the embedded database, server killed under registrations", () => {
     expect(((await again.json()) as Sth).rootHash).toBe(seen.rootHash);
     // One leaf per acknowledged identity at least (an append may have committed unanswered).
     expect((await latestSth(second.url)).treeSize).toBeGreaterThanOrEqual(acknowledged.length);
-    for (const address of acknowledged) {
-      const res = await fetch(`${second.url}/v1/keys/bundle/${address}`);
-      const body = (await res.json()) as { ktProof?: { body?: { type?: string } } };
-      expect(res.status, address).toBe(200);
-      expect(body.ktProof?.body?.type, address).toBe("inclusion");
-    }
+    await expectEachLogged(second.url, acknowledged);
   }, 90_000);
 });
 

@@ -1,8 +1,8 @@
 import { executeRows, openStorage } from "@svc/db";
-import { registerBody, testIdentity } from "@svc/test-client";
 import { sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { canHavePostgres, postgresDatabase } from "./support/fault-database.js";
+import { expectEachLogged, registerIdentity } from "./support/identity-registrations.js";
 import { type Closer, runClosers, startServerProcess } from "./support/server-process.js";
 import { sleep } from "./support/wait.js";
 
@@ -31,14 +31,8 @@ describe.runIf(canHavePostgres())("PostgreSQL backends ended under registrations
     let next = 0;
     const register = async () => {
       while (registering) {
-        const identity = testIdentity(`ended-${next++}:1`);
-        const res = await fetch(`${server.url}/v1/keys/register`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify(registerBody(identity, Date.now(), [1])),
-        });
-        await res.body?.cancel();
-        outcomes.push({ address: identity.address, status: res.status });
+        const address = `ended-${next++}:1`;
+        outcomes.push({ address, status: await registerIdentity(server.url, address) });
       }
     };
     const workers = Array.from({ length: WORKERS }, register);
@@ -68,12 +62,10 @@ describe.runIf(canHavePostgres())("PostgreSQL backends ended under registrations
     // Registered after the last round: the connections came back.
     expect(outcomes.slice(-WORKERS).every((o) => o.status === 200)).toBe(true);
     // An acknowledged register was logged before it answered: its bundle proves it.
-    for (const { address } of acknowledged) {
-      const res = await fetch(`${server.url}/v1/keys/bundle/${address}`);
-      const body = (await res.json()) as { ktProof?: { body?: { type?: string } } };
-      expect(res.status, address).toBe(200);
-      expect(body.ktProof?.body?.type, address).toBe("inclusion");
-    }
+    await expectEachLogged(
+      server.url,
+      acknowledged.map((o) => o.address),
+    );
     const internal = server
       .logs()
       .filter((line) => line.status === 500 || line.message === "unhandled error");
