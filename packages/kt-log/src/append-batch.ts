@@ -15,7 +15,7 @@ import {
   type AppendRows,
   lockSequencer,
   readMapRows,
-  readSth,
+  readProofState,
   readSubtrees,
   writeAppendRows,
 } from "./log-store.js";
@@ -42,79 +42,135 @@ export interface RightEdge {
   nodes: readonly SubtreeNode[];
 }
 
+/** What one append batch needs besides the database. */
+export interface AppendInput {
+  signer: SthSigner;
+  changes: readonly IndexedChange[];
+  /** The leaves' timestamp, raised to the latest STH's if that is later. */
+  timestamp: number;
+  /** The right edge the previous batch left, if this instance appended last. */
+  edge: RightEdge | undefined;
+  newOpening?: () => Uint8Array;
+}
+
+export interface AppendResult {
+  appended: Appended[];
+  edge: RightEdge;
+}
+
 /**
- * Appends `changes` in one transaction under the sequencer lock: one v2 leaf (a fresh opening for
- * its commitment), one STH (signed for its own size) and the index-map update per change, all
- * written in one statement. Returns the results in order and the new right edge.
+ * Appends on PostgreSQL, where several instances share the log: in one transaction under the
+ * sequencer lock (sent with the reads), so instances append in turn instead of racing.
+ */
+export function appendLocked(db: Database, input: AppendInput): Promise<AppendResult> {
+  return db.transaction(async (tx) => {
+    const [, result] = await Promise.all([lockSequencer(tx), appendBatch(tx, input)]);
+    if (result === undefined) throw new Error("the KT log moved under the sequencer lock");
+    return result;
+  });
+}
+
+/**
+ * Appends on the embedded database, whose one session every other statement waits for: no
+ * transaction held across round trips, but a read (one snapshot), the batch made in memory and
+ * one guarded write. Should another append or a refresh land in between, the batch is made again
+ * in a transaction under the lock, which holds the session but cannot be refused.
+ */
+export async function appendGuarded(db: Database, input: AppendInput): Promise<AppendResult> {
+  return (await appendBatch(db, input)) ?? appendLocked(db, { ...input, edge: undefined });
+}
+
+/**
+ * Appends `changes`, one v2 leaf (a fresh opening for its commitment), one STH (signed for its
+ * own size) and the index-map update per change, all written in one statement that writes
+ * nothing unless the latest STH is still the one read (same size, same timestamp). Undefined when
+ * it was not; the caller holds the sequencer lock, or reads again. Returns the results in order
+ * and the new right edge.
  */
 export async function appendBatch(
   db: Database,
-  signer: SthSigner,
-  changes: readonly IndexedChange[],
-  timestamp: number,
-  edge: RightEdge | undefined,
-  newOpening: () => Uint8Array = randomOpening,
-): Promise<{ appended: Appended[]; edge: RightEdge }> {
-  return db.transaction(async (tx) => {
-    const keys = changes.map((change) => change.vrf.index);
-    // Sent together, run in this order: the reads see what every append before the lock wrote.
-    // The map is read as deep as the last known size suggests; any depth reads the right rows.
-    const [, latest, mapRows] = await Promise.all([
-      lockSequencer(tx),
-      readSth(tx, signer.logId),
-      readRowsFor(keys, shallowDepth((edge?.size ?? 0) + changes.length), (coords) =>
-        readMapRows(tx, coords),
-      ),
-    ]);
-    if (latest === undefined) throw new Error("the KT log is not initialized");
-    const range = await rightEdge(tx, latest.treeSize, edge);
-    const timestampMs = Math.max(timestamp, latest.timestampMs);
+  input: AppendInput,
+): Promise<AppendResult | undefined> {
+  const { signer, changes, edge } = input;
+  const keys = changes.map((change) => change.vrf.index);
+  // The map is read as deep as the last known size suggests; any depth reads the right rows.
+  const { sth: latest, mapRows } = await readAppendState(
+    db,
+    signer.logId,
+    keys,
+    shallowDepth((edge?.size ?? 0) + changes.length),
+  );
+  if (latest === undefined) throw new Error("the KT log is not initialized");
+  const range = await rightEdge(db, latest.treeSize, edge);
+  const timestampMs = Math.max(input.timestamp, latest.timestampMs);
+  const newOpening = input.newOpening ?? randomOpening;
 
-    const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
-    const written = new Map<string, MapRow>();
-    const appended: Appended[] = [];
-    for (const [i, change] of changes.entries()) {
-      const opening = newOpening();
-      const commitment = leafCommitment(
-        opening,
-        change.address,
-        change.kind === "identity" ? change : undefined,
-      );
-      const leaf = encodeLeafV2({
-        kind: change.kind,
-        index: change.vrf.index,
-        commitment,
-        timestampMs,
-      });
-      const hash = leafHash(leaf);
-      const leafIndex = range.size;
-      rows.leaves.push({ leafIndex, address: change.address, leaf, opening });
-      rows.vrf.push({ address: change.address, ...change.vrf });
-      rows.subtrees.push(...range.append(hash));
-      const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
-      for (const row of writes) {
-        const key = mapNodeKey(row.depth, row.prefix);
-        mapRows.set(key, row);
-        written.set(key, row);
-      }
-      const sth = signer.sign({
-        treeSize: range.size,
-        timestampMs,
-        rootHash: range.root(),
-        indexRoot: root,
-      });
-      rows.sths.push(sth);
-      appended.push({ leafIndex, sth });
+  const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
+  const written = new Map<string, MapRow>();
+  const appended: Appended[] = [];
+  for (const [i, change] of changes.entries()) {
+    const opening = newOpening();
+    const commitment = leafCommitment(
+      opening,
+      change.address,
+      change.kind === "identity" ? change : undefined,
+    );
+    const leaf = encodeLeafV2({
+      kind: change.kind,
+      index: change.vrf.index,
+      commitment,
+      timestampMs,
+    });
+    const hash = leafHash(leaf);
+    const leafIndex = range.size;
+    rows.leaves.push({ leafIndex, address: change.address, leaf, opening });
+    rows.vrf.push({ address: change.address, ...change.vrf });
+    rows.subtrees.push(...range.append(hash));
+    const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
+    for (const row of writes) {
+      const key = mapNodeKey(row.depth, row.prefix);
+      mapRows.set(key, row);
+      written.set(key, row);
     }
-    rows.mapRows = [...written.values()];
-    await writeAppendRows(tx, rows);
-    return { appended, edge: { size: range.size, nodes: range.nodes() } };
-  });
+    const sth = signer.sign({
+      treeSize: range.size,
+      timestampMs,
+      rootHash: range.root(),
+      indexRoot: root,
+    });
+    rows.sths.push(sth);
+    appended.push({ leafIndex, sth });
+  }
+  rows.mapRows = [...written.values()];
+  if (!(await writeAppendRows(db, rows, latest))) return undefined;
+  return { appended, edge: { size: range.size, nodes: range.nodes() } };
 }
 
 /** A fresh 32-byte commitment opening. */
 export function randomOpening(): Uint8Array {
   return crypto.getRandomValues(new Uint8Array(32));
+}
+
+/**
+ * The latest STH and the map rows of `keys` read with it, in one snapshot; the few paths that go
+ * deeper are read by a second statement, which may see a later log: then the STH read is no
+ * longer the latest, and the guarded write refuses the batch.
+ */
+async function readAppendState(
+  db: Database,
+  logId: Uint8Array,
+  keys: readonly Uint8Array[],
+  depth: number,
+): Promise<{ sth: SignedTreeHead | undefined; mapRows: Map<string, MapRow> }> {
+  let sth: SignedTreeHead | undefined;
+  let reads = 0;
+  const mapRows = await readRowsFor(keys, depth, async (coords) => {
+    if (reads++ > 0) return readMapRows(db, coords);
+    const state = await readProofState(db, logId, [], coords);
+    sth = state.sth;
+    return state.mapRows;
+  });
+  return { sth, mapRows };
 }
 
 async function rightEdge(

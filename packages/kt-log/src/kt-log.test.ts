@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { portableEd25519 } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, createTestStorage, hasTestPostgres } from "@svc/db/testing";
@@ -18,7 +19,7 @@ import {
 } from "@svc/merkle";
 import { vrfPublicKey } from "@svc/vrf";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { KtLogError } from "./errors.js";
 import { KtLog } from "./kt-log.js";
 import { ktLeaves, ktLog, ktLogMigrations } from "./schema.js";
@@ -36,8 +37,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/** Appends take the sequencer lock on PostgreSQL and write guarded on the embedded database. */
+const kinds = hasTestPostgres() ? (["pglite", "postgres"] as const) : (["pglite"] as const);
+let kind: (typeof kinds)[number] = "pglite";
+
 async function storage(): Promise<Storage> {
-  const created = await createTestStorage({ migrations });
+  const created = await createTestStorage({ migrations, kind });
   cleanups.push(() => created.close());
   return created;
 }
@@ -66,7 +71,11 @@ const live = (n: number): KtClaim => ({
   identityDHKey: key32(n + 1),
 });
 
-describe("KtLog", () => {
+describe.each(kinds)("KtLog on %s", (storageKind) => {
+  beforeAll(() => {
+    kind = storageKind;
+  });
+
   it("starts with a signed STH at size 0 over the empty tree and map", async () => {
     const published: number[] = [];
     const log = await KtLog.open({
@@ -320,6 +329,28 @@ describe("KtLog", () => {
     expect((await log.proofFor("alice")).body.type).toBe("tombstone");
   });
 
+  it("makes an aging kept proof again beside the fetch that found it, once the log grew", async () => {
+    const lagMs = 2000;
+    const log = await KtLog.open({
+      vrfSecretKey,
+      storage: await storage(),
+      signer,
+      proofLagMs: lagMs,
+    });
+    const alice = identityChange("alice", 1);
+    await log.append(alice);
+    const madeAt = performance.now();
+    expect((await log.proofShowing("alice", alice))?.sth.treeSize).toBe(1);
+    await log.append(identityChange("bob", 3));
+    await sleep(lagMs / 2 + 50);
+    // Still within the lag: the kept proof answers, and a new one is made beside it.
+    expect((await log.proofShowing("alice", alice))?.sth.treeSize).toBe(1);
+    await vi.waitFor(async () => {
+      expect((await log.proofShowing("alice", alice))?.sth.treeSize).toBe(2);
+    });
+    expect(performance.now() - madeAt).toBeLessThan(lagMs);
+  });
+
   it("re-signs an idle latest STH once it is old enough", async () => {
     let clock = 10_000;
     const published: number[] = [];
@@ -383,6 +414,74 @@ describe("KtLog", () => {
   });
 });
 
+/** The latest STH's roots are those of every leaf stored, replayed into the reference log and map. */
+async function expectRootsOfStoredLeaves(log: KtLog, size: number): Promise<SignedTreeHead> {
+  const tree = new MemoryTree();
+  const map = new SparseMerkleMap();
+  for (const leaf of (await log.leaves(0)).leaves) {
+    tree.append(leaf);
+    map.set(decodeLeafV2(leaf).index, leafHash(leaf));
+  }
+  const latest = await log.latestSth();
+  expect(latest.treeSize).toBe(size);
+  expect(latest.rootHash).toEqual(tree.root());
+  expect(latest.indexRoot).toEqual(map.root());
+  return latest;
+}
+
+describe("KtLog on the embedded database with two instances", () => {
+  /** Two logs on one embedded database, appending 60 changes in turn (in batches of three). */
+  async function raceAppends(refreshing: (log: KtLog) => Promise<void>) {
+    const db = await createTestStorage({ migrations, kind: "pglite" });
+    cleanups.push(() => db.close());
+    let clock = 50_000;
+    // Each call a millisecond later, so that every refresh re-signs with a new timestamp.
+    const now = () => clock++;
+    const [logA, logB] = await Promise.all([
+      KtLog.open({ vrfSecretKey, storage: db, signer, now, maxBatch: 3 }),
+      KtLog.open({ vrfSecretKey, storage: db, signer, now, maxBatch: 3 }),
+    ]);
+    let appending = true;
+    const refreshes = (async () => {
+      while (appending) await refreshing(logA);
+    })();
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) =>
+        (i % 2 === 0 ? logA : logB).append(identityChange(`g${i % 45}`, i)),
+      ),
+    );
+    appending = false;
+    await refreshes;
+    expect(results.map((r) => r.leafIndex).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 60 }, (_, i) => i),
+    );
+    await expectRootsOfStoredLeaves(logB, 60);
+    return { log: logA, results };
+  }
+
+  it("keeps one sequence when their guarded appends race", async () => {
+    const { log, results } = await raceAppends(() => new Promise((r) => setImmediate(r)));
+    for (const { leafIndex, sth } of results) expect(await log.sthAt(leafIndex + 1)).toEqual(sth);
+  });
+
+  it("keeps STH timestamps in order when refreshes race the guarded appends", async () => {
+    const { log, results } = await raceAppends(async (log) => {
+      await log.refresh(0);
+    });
+    const stamps = await Promise.all(
+      Array.from({ length: 61 }, async (_, size) => (await log.sthAt(size)).timestampMs),
+    );
+    expect(stamps).toEqual([...stamps].sort((a, b) => a - b));
+    for (const { leafIndex, sth } of results) {
+      // A refresh may have re-signed it since, with a later timestamp, over the same tree.
+      const stored = await log.sthAt(leafIndex + 1);
+      expect(stored).toMatchObject({ rootHash: sth.rootHash, indexRoot: sth.indexRoot });
+      expect(stored.timestampMs).toBeGreaterThanOrEqual(sth.timestampMs);
+      expect(signedBySigner(stored)).toBe(true);
+    }
+  });
+});
+
 describe.runIf(hasTestPostgres())("KtLog on PostgreSQL with two instances", () => {
   it("sequences appends from two storages into one log", async () => {
     const database = await createTestDatabase();
@@ -403,15 +502,6 @@ describe.runIf(hasTestPostgres())("KtLog on PostgreSQL with two instances", () =
       ),
     );
     expect(new Set(results.map((r) => r.leafIndex)).size).toBe(60);
-    const tree = new MemoryTree();
-    const map = new SparseMerkleMap();
-    for (const leaf of (await logA.leaves(0)).leaves) tree.append(leaf);
-    const latest = await logB.latestSth();
-    expect(latest.treeSize).toBe(60);
-    expect(latest.rootHash).toEqual(tree.root());
-    for (const leaf of (await logB.leaves(0)).leaves) {
-      map.set(decodeLeafV2(leaf).index, leafHash(leaf));
-    }
-    expect(latest.indexRoot).toEqual(map.root());
+    await expectRootsOfStoredLeaves(logB, 60);
   });
 });

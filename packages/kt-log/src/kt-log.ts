@@ -19,7 +19,13 @@ import {
   proofPlanNodes,
 } from "@svc/merkle";
 import { isValidKeyName } from "@svc/signed-note";
-import { type Appended, appendBatch, type KtChange, type RightEdge } from "./append-batch.js";
+import {
+  type Appended,
+  appendGuarded,
+  appendLocked,
+  type KtChange,
+  type RightEdge,
+} from "./append-batch.js";
 import { KtLogError } from "./errors.js";
 import { distinct, pathContinues, readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
@@ -119,10 +125,12 @@ export class KtLog {
   readonly #indexes: VrfIndexes;
   readonly #newOpening: (() => Uint8Array) | undefined;
   readonly #checkpoints: Checkpoints;
+  readonly #append: typeof appendLocked;
   readonly #witnessing: Witnessing | undefined;
   #draining = false;
   #edge: RightEdge | undefined;
   #readingLatest = false;
+  readonly #renewing = new Set<string>();
 
   private constructor(options: KtLogOptions) {
     this.#storage = options.storage;
@@ -134,6 +142,10 @@ export class KtLog {
     this.#proofs = new RecentProofs(options.cachedProofs ?? 10_000, options.proofLagMs ?? 1000);
     this.#indexes = new VrfIndexes(options.vrfSecretKey);
     this.#newOpening = options.newOpening;
+    // The embedded database has one session, which a transaction would hold across round trips
+    // while every bundle pop waited; one process reaches it, so there is no other instance to
+    // take turns with.
+    this.#append = this.#storage.kind === "pglite" ? appendGuarded : appendLocked;
     const origin = options.origin ?? defaultOrigin(this.#signer.logId);
     if (!isValidKeyName(origin)) {
       throw new RangeError("origin must be a note key name: not empty, no '+' and no spaces");
@@ -355,7 +367,10 @@ export class KtLog {
     const now = performance.now();
     if (this.#proofs.latestAging(now)) this.#readLatestAside();
     const kept = this.#proofs.showing(address, identity, now);
-    if (kept !== undefined) return kept;
+    if (kept !== undefined) {
+      if (this.#proofs.aging(address, now)) this.#renewAside(address);
+      return kept;
+    }
     const fresh = await this.proofFor(address);
     return proofShows(fresh, address, identity) ? fresh : undefined;
   }
@@ -379,6 +394,21 @@ export class KtLog {
       .finally(() => {
         this.#readingLatest = false;
       });
+  }
+
+  /**
+   * Makes `address`'s proof again under the latest STH, and reads that STH's cosigned checkpoint,
+   * beside the requests, while its kept proof still answers them: fetches of an address whose
+   * proof ages as the log grows do not wait for the new one.
+   */
+  #renewAside(address: string): void {
+    if (this.#renewing.has(address)) return;
+    this.#renewing.add(address);
+    this.proofFor(address)
+      .then((proof) => this.#checkpoints.cosigned(proof.sth))
+      // A failed renewal leaves the kept proof to age: the fetch after the lag proves afresh.
+      .catch(() => {})
+      .finally(() => this.#renewing.delete(address));
   }
 
   async #proveBatch(addresses: string[]): Promise<KtProof[]> {
@@ -488,14 +518,13 @@ export class KtLog {
           // Looked up (or proved) for the whole batch at once, in the order the changes came.
           const addresses = batch.map((p) => p.change.address);
           const vrf = await this.#indexes.lookup(this.#storage.db, addresses);
-          const { appended, edge } = await appendBatch(
-            this.#storage.db,
-            this.#signer,
-            batch.map((p, i) => ({ ...p.change, vrf: vrf[i] as AddressIndex })),
-            this.#now(),
-            this.#edge,
-            this.#newOpening,
-          );
+          const { appended, edge } = await this.#append(this.#storage.db, {
+            signer: this.#signer,
+            changes: batch.map((p, i) => ({ ...p.change, vrf: vrf[i] as AddressIndex })),
+            timestamp: this.#now(),
+            edge: this.#edge,
+            ...(this.#newOpening ? { newOpening: this.#newOpening } : {}),
+          });
           this.#edge = edge;
           const newest = (appended[appended.length - 1] as Appended).sth;
           // Committed first: a witness must never hold a size the database could still lose.

@@ -1,5 +1,5 @@
 import { bytesToHex } from "@svc/canonical";
-import { type Database, executePreparedRows, plainBytes, preparedRows } from "@svc/db";
+import { type Database, executePreparedRows, plainBytes } from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import {
   type MapNodeCoord,
@@ -9,7 +9,7 @@ import {
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
-import { and, asc, desc, eq, gte, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
 import { ktLeaves, ktLog, ktSths } from "./schema.js";
 
 /**
@@ -19,6 +19,19 @@ import { ktLeaves, ktLog, ktSths } from "./schema.js";
  * database instead of two, which shortens the time the sequencer lock is held. Byte arrays go
  * as hex text: not every driver sends bytea[] parameters.
  */
+
+/** Where {@link withParams} puts a parameter in a statement's text. */
+const PARAM = "\0";
+
+/** `text` with its {@link PARAM} marks replaced by `params`, in order. */
+function withParams(text: string, params: readonly unknown[]): SQL {
+  const parts = text.split(PARAM);
+  return sql.join(
+    parts.flatMap((part, i) =>
+      i < params.length ? [sql.raw(part), sql.param(params[i])] : [sql.raw(part)],
+    ),
+  );
+}
 
 /** ASCII "SVKT": the advisory lock that makes appends one sequence across instances. */
 export const KT_SEQUENCER_LOCK = 0x5356_4b54;
@@ -153,12 +166,12 @@ export async function readMapRows(
   db: Database,
   coords: readonly MapNodeCoord[],
 ): Promise<Map<string, MapRow>> {
-  const [head, middle, tail] = mapRowsAt("\0", "\0").split("\0") as [string, string, string];
   const rows = await executePreparedRows<MapRowRow>(
     db,
-    sql`${sql.raw(head)}${sql.param(coords.map((c) => c.depth))}${sql.raw(middle)}${sql.param(
+    withParams(mapRowsAt(PARAM, PARAM), [
+      coords.map((c) => c.depth),
       coords.map((c) => bytesToHex(c.prefix)),
-    )}${sql.raw(tail)}`,
+    ]),
   );
   const out = new Map<string, MapRow>();
   for (const row of rows) {
@@ -221,28 +234,42 @@ export interface AppendRows {
   sths: SignedTreeHead[];
 }
 
-/** Everything one append batch persists, in one statement. */
-export async function writeAppendRows(db: Database, rows: AppendRows): Promise<void> {
+/**
+ * Everything one append batch persists, in one statement, written only if `base` (the STH the
+ * batch was made on) is still the latest, with the same timestamp: false, and nothing written,
+ * when another append or a refresh landed since it was read.
+ */
+export async function writeAppendRows(
+  db: Database,
+  rows: AppendRows,
+  base: Pick<SignedTreeHead, "treeSize" | "timestampMs">,
+): Promise<boolean> {
   const { leaves, vrf, subtrees, mapRows, sths } = rows;
   const hex = (values: Uint8Array[]) => sql.param(values.map(bytesToHex));
   const optionalHex = (values: Array<Uint8Array | null>) =>
     sql.param(values.map((v) => (v === null ? "" : bytesToHex(v))));
-  await executePreparedRows(
+  const written = await executePreparedRows(
     db,
     sql`
-    with leaves as (
+    with base as (
+      select 1 from kt_sths
+      where tree_size = ${base.treeSize}::bigint and timestamp_ms = ${base.timestampMs}::bigint
+        and not exists (select 1 from kt_sths where tree_size > ${base.treeSize}::bigint)
+    ), leaves as (
       insert into kt_leaves (leaf_index, address, leaf, opening)
       select i, a, decode(l, 'hex'), decode(o, 'hex')
       from unnest(${sql.param(leaves.map((l) => l.leafIndex))}::bigint[],
         ${sql.param(leaves.map((l) => l.address))}::text[],
         ${hex(leaves.map((l) => l.leaf))}::text[],
         ${hex(leaves.map((l) => l.opening))}::text[]) as t(i, a, l, o)
+      where exists (select 1 from base)
     ), vrf as (
       insert into kt_vrf (address, vrf_index, proof)
       select distinct on (a) a, decode(x, 'hex'), decode(p, 'hex')
       from unnest(${sql.param(vrf.map((v) => v.address))}::text[],
         ${hex(vrf.map((v) => v.index))}::text[],
         ${hex(vrf.map((v) => v.proof))}::text[]) as t(a, x, p)
+      where exists (select 1 from base)
       on conflict (address) do nothing
     ), subtrees as (
       insert into kt_subtrees (level, node_index, hash)
@@ -250,6 +277,7 @@ export async function writeAppendRows(db: Database, rows: AppendRows): Promise<v
       from unnest(${sql.param(subtrees.map((s) => s.level))}::smallint[],
         ${sql.param(subtrees.map((s) => s.index))}::bigint[],
         ${hex(subtrees.map((s) => s.hash))}::text[]) as t(lv, i, h)
+      where exists (select 1 from base)
     ), map_nodes as (
       insert into kt_map_nodes (depth, prefix, hash, leaf_key, leaf_value)
       select d, decode(p, 'hex'), decode(h, 'hex'), decode(nullif(k, ''), 'hex'),
@@ -259,6 +287,7 @@ export async function writeAppendRows(db: Database, rows: AppendRows): Promise<v
         ${hex(mapRows.map((r) => r.hash))}::text[],
         ${optionalHex(mapRows.map((r) => r.leafKey))}::text[],
         ${optionalHex(mapRows.map((r) => r.leafValue))}::text[]) as t(d, p, h, k, v)
+      where exists (select 1 from base)
       on conflict (depth, prefix) do update
         set hash = excluded.hash, leaf_key = excluded.leaf_key, leaf_value = excluded.leaf_value
     )
@@ -269,8 +298,11 @@ export async function writeAppendRows(db: Database, rows: AppendRows): Promise<v
       ${hex(sths.map((s) => s.rootHash))}::text[],
       ${hex(sths.map((s) => s.indexRoot))}::text[],
       ${hex(sths.map((s) => s.signature))}::text[]) as t(n, ts, r, x, s)
+    where exists (select 1 from base)
+    returning tree_size
   `,
   );
+  return written.length > 0;
 }
 
 function sthRow(sth: SignedTreeHead) {
@@ -321,7 +353,7 @@ const PROOF_STATE = `
   from sth
   union all
   select 'leaf', q.i, latest.leaf_index, null, latest.leaf, null, null, latest.opening
-  from unnest($1::text[]) with ordinality as q(address, i)
+  from unnest(${PARAM}::text[]) with ordinality as q(address, i)
   cross join lateral (
     select leaf_index, leaf, opening from kt_leaves
     where address = q.address and leaf_index < (select tree_size from sth)
@@ -329,7 +361,7 @@ const PROOF_STATE = `
   ) latest
   union all
   select 'map', null, depth, null, prefix, hash, leaf_key, leaf_value
-  from (${mapRowsAt("$2", "$3")}) map_rows`;
+  from (${mapRowsAt(PARAM, PARAM)}) map_rows`;
 
 interface ProofStateRow {
   kind: "sth" | "leaf" | "map";
@@ -345,7 +377,7 @@ interface ProofStateRow {
 /**
  * The latest STH, the latest leaf under it of each of `addresses` and the index-map rows at
  * `coords`, in one statement: one round trip, and a single snapshot in which the map rows are
- * those the STH's indexRoot commits to (an append writes both in one transaction).
+ * those the STH's indexRoot commits to (an append writes both in one statement).
  */
 export async function readProofState(
   db: Database,
@@ -353,11 +385,14 @@ export async function readProofState(
   addresses: readonly string[],
   coords: readonly MapNodeCoord[],
 ): Promise<ProofState> {
-  const rows = await preparedRows<ProofStateRow>(db, PROOF_STATE, [
-    addresses,
-    coords.map((c) => c.depth),
-    coords.map((c) => bytesToHex(c.prefix)),
-  ]);
+  const rows = await executePreparedRows<ProofStateRow>(
+    db,
+    withParams(PROOF_STATE, [
+      addresses,
+      coords.map((c) => c.depth),
+      coords.map((c) => bytesToHex(c.prefix)),
+    ]),
+  );
   const state: ProofState = { sth: undefined, leaves: new Map(), mapRows: new Map() };
   for (const row of rows) {
     if (row.kind === "sth") {

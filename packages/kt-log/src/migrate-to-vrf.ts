@@ -45,7 +45,13 @@ export async function migrateToVrf(
   const published: SignedTreeHead[] = [];
   let edge: RightEdge | undefined;
   for (let start = 0; start < changes.length; start += BATCH) {
-    const batch = await appendBatch(tx, signer, changes.slice(start, start + BATCH), now, edge);
+    const batch = await appendBatch(tx, {
+      signer,
+      changes: changes.slice(start, start + BATCH),
+      timestamp: now,
+      edge,
+    });
+    if (batch === undefined) throw new Error("the KT log moved under the sequencer lock");
     edge = batch.edge;
     published.push(...batch.appended.map((a) => a.sth));
   }

@@ -35,6 +35,11 @@ export class ProofCache {
     return entry?.proof.sth.treeSize === treeSize ? entry.proof.body : undefined;
   }
 
+  /** The entry of `address`, without making it the most recently used. */
+  peek(address: string): CachedProof | undefined {
+    return this.#entries.get(address);
+  }
+
   get(address: string): CachedProof | undefined {
     const entry = this.#entries.get(address);
     if (entry === undefined) return undefined;

@@ -91,6 +91,23 @@ describe("RecentProofs", () => {
     expect(recent.showing("alice", keys(1), 300)).toEqual(proof);
   });
 
+  it("says a kept proof is aging past half the lag unless a head of its size was read since", () => {
+    const recent = new RecentProofs(10, 1000);
+    recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
+    expect(recent.aging("a", 600)).toBe(false);
+    expect(recent.aging("a", 601)).toBe(true);
+    expect(recent.aging("b", 601)).toBe(false);
+    // Its size read again as the latest: served under that head, nothing to make again.
+    recent.sawLatest(sth(5, 2000), 550);
+    expect(recent.aging("a", 1050)).toBe(false);
+    expect(recent.aging("a", 1051)).toBe(true);
+    // The log grew: past half the lag, the proof is under an old head.
+    recent.sawLatest(sth(6), 1000);
+    expect(recent.aging("a", 1000)).toBe(true);
+    recent.remember("a", { sth: sth(6), body: absence(1) }, 1000);
+    expect(recent.aging("a", 1000)).toBe(false);
+  });
+
   it("with a lag of 0 answers nothing kept", () => {
     const recent = new RecentProofs(10, 0);
     recent.remember("a", { sth: sth(5), body: absence(1) }, 100);

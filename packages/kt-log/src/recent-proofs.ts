@@ -69,6 +69,21 @@ export class RecentProofs {
     return now - entry.readAt < this.#lagMs ? entry.proof : undefined;
   }
 
+  /**
+   * True when `address`'s kept proof is past half the lag and no STH of its size was read as the
+   * latest since: time to make it again, before fetches have to wait for that.
+   */
+  aging(address: string, now: number): boolean {
+    const entry = this.#proofs.peek(address);
+    if (entry === undefined || now - entry.readAt <= this.#lagMs / 2) return false;
+    const latest = this.#latest;
+    return (
+      latest === undefined ||
+      latest.sth.treeSize !== entry.proof.sth.treeSize ||
+      now - latest.readAt > this.#lagMs / 2
+    );
+  }
+
   /** proofShows, remembering the keys an entry was last found to show: most fetches hash nothing. */
   #shows(entry: CachedProof, address: string, identity: IdentityKeys | undefined): boolean {
     const shown = entry.shown;
