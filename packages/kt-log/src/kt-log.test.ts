@@ -342,7 +342,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
     const madeAt = performance.now();
     expect((await log.proofShowing("alice", alice))?.sth.treeSize).toBe(1);
     await log.append(identityChange("bob", 3));
-    await sleep(lagMs / 2 + 50);
+    await sleep((lagMs * 3) / 4 + 50);
     // Still within the lag: the kept proof answers, and a new one is made beside it.
     expect((await log.proofShowing("alice", alice))?.sth.treeSize).toBe(1);
     await vi.waitFor(async () => {

@@ -92,6 +92,9 @@ export const MAX_LEAVES_PER_READ = 1000;
  */
 export const INDEX_MAP_FORMAT = 3;
 
+/** How long aging proofs are gathered before they are made again together. */
+const RENEWAL_GATHER_MS = 50;
+
 /** Most proofs made from one set of reads. */
 const PROOFS_PER_BATCH = 64;
 
@@ -130,7 +133,10 @@ export class KtLog {
   #draining = false;
   #edge: RightEdge | undefined;
   #readingLatest = false;
+  /** Addresses whose kept proofs are gathered for the next renewal, and those being renewed. */
+  readonly #aging = new Set<string>();
   readonly #renewing = new Set<string>();
+  #renewal: ReturnType<typeof setTimeout> | undefined;
 
   private constructor(options: KtLogOptions) {
     this.#storage = options.storage;
@@ -399,33 +405,50 @@ export class KtLog {
   /**
    * Makes `address`'s proof again under the latest STH, and reads that STH's cosigned checkpoint,
    * beside the requests, while its kept proof still answers them: fetches of an address whose
-   * proof ages as the log grows do not wait for the new one.
+   * proof ages as the log grows do not wait for the new one. Addresses found aging within
+   * {@link RENEWAL_GATHER_MS} are renewed together, in one batch of reads.
    */
   #renewAside(address: string): void {
-    if (this.#renewing.has(address)) return;
-    this.#renewing.add(address);
-    this.proofFor(address)
-      .then((proof) => this.#checkpoints.cosigned(proof.sth))
-      // A failed renewal leaves the kept proof to age: the fetch after the lag proves afresh.
-      .catch(() => {})
-      .finally(() => this.#renewing.delete(address));
+    if (this.#renewing.has(address) || this.#aging.has(address)) return;
+    this.#aging.add(address);
+    if (this.#renewal !== undefined) return;
+    this.#renewal = setTimeout(() => {
+      this.#renewal = undefined;
+      const addresses = [...this.#aging];
+      this.#aging.clear();
+      for (const renewed of addresses) this.#renewing.add(renewed);
+      const heads = new Set<SignedTreeHead>();
+      Promise.all(
+        addresses.map((renewed) => this.proofFor(renewed).then((proof) => heads.add(proof.sth))),
+      )
+        .then(() => Promise.all([...heads].map((sth) => this.#checkpoints.cosigned(sth))))
+        // A failed renewal leaves the kept proofs to age: the fetch after the lag proves afresh.
+        .catch(() => {})
+        .finally(() => {
+          for (const renewed of addresses) this.#renewing.delete(renewed);
+        });
+    }, RENEWAL_GATHER_MS);
+    this.#renewal.unref();
   }
 
   async #proveBatch(addresses: string[]): Promise<KtProof[]> {
-    // The cheap read first: while no change has grown the log, the bodies made earlier still hold.
     const readAt = performance.now();
-    const latest = await readSth(this.#storage.db, this.#signer.logId);
-    if (latest === undefined) throw new KtLogError("SVC_STH_NOT_FOUND", "the log has no STH");
-    this.#proofs.sawLatest(latest, readAt);
+    // The cheap read first: while no change has grown the log, the bodies made earlier still
+    // hold. Skipped when the log is known to have grown past every body kept for these addresses.
+    const latest = addresses.every((address) => this.#proofs.outgrown(address))
+      ? undefined
+      : await this.latestSth();
+    if (latest !== undefined) this.#proofs.sawLatest(latest, readAt);
     const proofs = addresses.map((address): KtProof | undefined => {
-      const body = this.#proofs.bodyAt(address, latest.treeSize);
-      return body && { sth: latest, body };
+      const body = latest && this.#proofs.bodyAt(address, latest.treeSize);
+      return body && latest && { sth: latest, body };
     });
     const missing = addresses.filter((_, i) => proofs[i] === undefined);
     const made =
       missing.length === 0
         ? []
-        : await this.#makeProofs(missing, shallowDepth(latest.treeSize + missing.length));
+        : await this.#makeProofs(missing, shallowDepth(this.#proofs.knownSize + missing.length));
+    if (made[0] !== undefined) this.#proofs.sawLatest(made[0].sth, readAt);
     const answered = proofs.map((proof) => proof ?? (made.shift() as KtProof));
     for (const [i, proof] of answered.entries()) {
       this.#proofs.remember(addresses[i] as string, proof, readAt);

@@ -91,21 +91,30 @@ describe("RecentProofs", () => {
     expect(recent.showing("alice", keys(1), 300)).toEqual(proof);
   });
 
-  it("says a kept proof is aging past half the lag unless a head of its size was read since", () => {
+  it("says a kept proof is aging past three quarters of the lag once the log grew", () => {
     const recent = new RecentProofs(10, 1000);
     recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
-    expect(recent.aging("a", 600)).toBe(false);
-    expect(recent.aging("a", 601)).toBe(true);
-    expect(recent.aging("b", 601)).toBe(false);
-    // Its size read again as the latest: served under that head, nothing to make again.
-    recent.sawLatest(sth(5, 2000), 550);
-    expect(recent.aging("a", 1050)).toBe(false);
-    expect(recent.aging("a", 1051)).toBe(true);
-    // The log grew: past half the lag, the proof is under an old head.
-    recent.sawLatest(sth(6), 1000);
-    expect(recent.aging("a", 1000)).toBe(true);
+    expect(recent.aging("a", 2000)).toBe(true);
+    expect(recent.aging("b", 2000)).toBe(false);
+    // Its size read as the latest: served under that head, nothing to make again.
+    recent.sawLatest(sth(5, 2000), 100);
+    expect(recent.aging("a", 2000)).toBe(false);
+    recent.sawLatest(sth(6), 800);
+    expect(recent.aging("a", 851)).toBe(true);
+    expect(recent.aging("a", 850)).toBe(false);
     recent.remember("a", { sth: sth(6), body: absence(1) }, 1000);
-    expect(recent.aging("a", 1000)).toBe(false);
+    expect(recent.aging("a", 2000)).toBe(false);
+  });
+
+  it("says when no kept body can be at the latest size", () => {
+    const recent = new RecentProofs(10, 1000);
+    expect(recent.outgrown("a")).toBe(true);
+    recent.remember("a", { sth: sth(5), body: absence(1) }, 100);
+    expect(recent.outgrown("a")).toBe(false);
+    recent.sawLatest(sth(5), 100);
+    expect(recent.outgrown("a")).toBe(false);
+    recent.sawLatest(sth(6), 200);
+    expect(recent.outgrown("a")).toBe(true);
   });
 
   it("with a lag of 0 answers nothing kept", () => {

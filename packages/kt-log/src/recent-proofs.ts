@@ -37,6 +37,11 @@ export class RecentProofs {
     }
   }
 
+  /** The size of the latest STH known; 0 before any. */
+  get knownSize(): number {
+    return this.#latest?.sth.treeSize ?? 0;
+  }
+
   /** True when the latest STH was read more than half the lag ago: time to read it again. */
   latestAging(now: number): boolean {
     return this.#latest === undefined || now - this.#latest.readAt > this.#lagMs / 2;
@@ -70,17 +75,21 @@ export class RecentProofs {
   }
 
   /**
-   * True when `address`'s kept proof is past half the lag and no STH of its size was read as the
-   * latest since: time to make it again, before fetches have to wait for that.
+   * True when `address`'s kept proof is past three quarters of the lag and the log has grown past
+   * its size: time to make it again, before fetches have to wait for that.
    */
   aging(address: string, now: number): boolean {
     const entry = this.#proofs.peek(address);
-    if (entry === undefined || now - entry.readAt <= this.#lagMs / 2) return false;
-    const latest = this.#latest;
+    if (entry === undefined || now - entry.readAt <= (this.#lagMs * 3) / 4) return false;
+    return this.#latest === undefined || this.#latest.sth.treeSize !== entry.proof.sth.treeSize;
+  }
+
+  /** True when no body kept for `address` can be at the latest size known: none, or older. */
+  outgrown(address: string): boolean {
+    const entry = this.#proofs.peek(address);
     return (
-      latest === undefined ||
-      latest.sth.treeSize !== entry.proof.sth.treeSize ||
-      now - latest.readAt > this.#lagMs / 2
+      entry === undefined ||
+      (this.#latest !== undefined && entry.proof.sth.treeSize < this.#latest.sth.treeSize)
     );
   }
 
