@@ -64,10 +64,16 @@ export interface AppendResult {
  */
 export function appendLocked(db: Database, input: AppendInput): Promise<AppendResult> {
   return db.transaction(async (tx) => {
-    const [, result] = await Promise.all([lockSequencer(tx), appendBatch(tx, input)]);
-    if (result === undefined) throw new Error("the KT log moved under the sequencer lock");
+    const [, result] = await Promise.all([lockSequencer(tx), appendUnderLock(tx, input)]);
     return result;
   });
+}
+
+/** {@link appendBatch} in a transaction that holds the sequencer lock: its write cannot be refused. */
+export async function appendUnderLock(tx: Database, input: AppendInput): Promise<AppendResult> {
+  const result = await appendBatch(tx, input);
+  if (result === undefined) throw new Error("the KT log moved under the sequencer lock");
+  return result;
 }
 
 /**
@@ -87,10 +93,7 @@ export async function appendGuarded(db: Database, input: AppendInput): Promise<A
  * it was not; the caller holds the sequencer lock, or reads again. Returns the results in order
  * and the new right edge.
  */
-export async function appendBatch(
-  db: Database,
-  input: AppendInput,
-): Promise<AppendResult | undefined> {
+async function appendBatch(db: Database, input: AppendInput): Promise<AppendResult | undefined> {
   const { signer, changes, edge } = input;
   const keys = changes.map((change) => change.vrf.index);
   // The map is read as deep as the last known size suggests; any depth reads the right rows.

@@ -21,7 +21,7 @@ import { vrfPublicKey } from "@svc/vrf";
 import { eq } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { KtLogError } from "./errors.js";
-import { KtLog } from "./kt-log.js";
+import { KtLog, type KtLogOptions } from "./kt-log.js";
 import { ktLeaves, ktLog, ktLogMigrations } from "./schema.js";
 import { createSthSigner } from "./signer.js";
 import { identityChange, indexFor, key32, vrfSecretKey } from "./test-support/keys.js";
@@ -45,6 +45,11 @@ async function storage(): Promise<Storage> {
   const created = await createTestStorage({ migrations, kind });
   cleanups.push(() => created.close());
   return created;
+}
+
+/** A log under the test keys on a fresh database of the current kind. */
+async function openLog(options: Partial<KtLogOptions> = {}): Promise<KtLog> {
+  return KtLog.open({ vrfSecretKey, storage: await storage(), signer, ...options });
 }
 
 function signedBySigner(sth: SignedTreeHead): boolean {
@@ -78,10 +83,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
 
   it("starts with a signed STH at size 0 over the empty tree and map", async () => {
     const published: number[] = [];
-    const log = await KtLog.open({
-      vrfSecretKey,
-      storage: await storage(),
-      signer,
+    const log = await openLog({
       now: () => 1000,
       onPublish: (sth) => published.push(sth.treeSize),
     });
@@ -128,7 +130,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   });
 
   it("proves the latest leaf of each address: inclusion, tombstone and absence", async () => {
-    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
+    const log = await openLog();
     await log.append(identityChange("alice", 1));
     await log.append(identityChange("bob", 3));
     await log.append({ kind: "tombstone", address: "alice" });
@@ -154,7 +156,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   });
 
   it("answers consistency proofs between every pair of sizes", async () => {
-    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
+    const log = await openLog();
     for (let i = 0; i < 9; i++) await log.append(identityChange(`u${i}`, i));
     const sths = await Promise.all(Array.from({ length: 10 }, (_, n) => log.sthAt(n)));
     for (let from = 0; from <= 9; from++) {
@@ -173,10 +175,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   });
 
   it("pages leaves and refuses ranges past the log", async () => {
-    const log = await KtLog.open({
-      vrfSecretKey,
-      storage: await storage(),
-      signer,
+    const log = await openLog({
       leavesPerRead: 4,
     });
     await Promise.all(Array.from({ length: 10 }, (_, i) => log.append(identityChange(`p${i}`, i))));
@@ -195,7 +194,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   });
 
   it("gives concurrent appends distinct sizes, each with its own STH", async () => {
-    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
+    const log = await openLog();
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => log.append(identityChange(`c${i % 25}`, i))),
     );
@@ -222,7 +221,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   });
 
   it("proves many addresses at once while the log grows, each proof under its own STH", async () => {
-    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
+    const log = await openLog();
     for (let i = 0; i < 10; i++) await log.append(identityChange(`p${i}`, i));
     await log.append({ kind: "tombstone", address: "p3" });
     const asked = Array.from({ length: 60 }, (_, i) => `p${i % 14}`);
@@ -250,7 +249,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
 
   it("proves and updates addresses whose map paths run deeper than the first read", async () => {
     const pair = addressesSharingBits(16);
-    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
+    const log = await openLog();
     const addresses = [...pair, "x1", "x2", "x3"];
     for (const [i, address] of addresses.entries()) await log.append(identityChange(address, i));
     const proofs = await Promise.all(addresses.map((address) => log.proofFor(address)));
@@ -303,10 +302,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
 
   it("proves under the latest STH whether or not the proof was made before", async () => {
     let clock = 10_000;
-    const log = await KtLog.open({
-      vrfSecretKey,
-      storage: await storage(),
-      signer,
+    const log = await openLog({
       now: () => clock,
     });
     await log.append(identityChange("alice", 1));
@@ -331,10 +327,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
 
   it("makes an aging kept proof again beside the fetch that found it, once the log grew", async () => {
     const lagMs = 2000;
-    const log = await KtLog.open({
-      vrfSecretKey,
-      storage: await storage(),
-      signer,
+    const log = await openLog({
       proofLagMs: lagMs,
     });
     const alice = identityChange("alice", 1);
@@ -354,10 +347,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   it("re-signs an idle latest STH once it is old enough", async () => {
     let clock = 10_000;
     const published: number[] = [];
-    const log = await KtLog.open({
-      vrfSecretKey,
-      storage: await storage(),
-      signer,
+    const log = await openLog({
       now: () => clock,
       onPublish: (sth) => published.push(sth.timestampMs),
     });
@@ -373,7 +363,7 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
   });
 
   it("refuses an invalid change alone, without failing the changes batched with it", async () => {
-    const log = await KtLog.open({ vrfSecretKey, storage: await storage(), signer });
+    const log = await openLog();
     const results = await Promise.allSettled([
       log.append(identityChange("alice", 1)),
       log.append({ kind: "tombstone", address: "bad,address" }),

@@ -440,8 +440,9 @@ export class KtLog {
       : await this.latestSth();
     if (latest !== undefined) this.#proofs.sawLatest(latest, readAt);
     const proofs = addresses.map((address): KtProof | undefined => {
-      const body = latest && this.#proofs.bodyAt(address, latest.treeSize);
-      return body && latest && { sth: latest, body };
+      if (latest === undefined) return undefined;
+      const body = this.#proofs.bodyAt(address, latest.treeSize);
+      return body && { sth: latest, body };
     });
     const missing = addresses.filter((_, i) => proofs[i] === undefined);
     const made =

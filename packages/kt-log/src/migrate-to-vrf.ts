@@ -1,7 +1,7 @@
 import { type Database, executeRows, plainBytes } from "@svc/db";
 import { decodeLeaf, type SignedTreeHead } from "@svc/kt-verify";
 import { sql } from "drizzle-orm";
-import { appendBatch, type IndexedChange, type RightEdge } from "./append-batch.js";
+import { appendUnderLock, type IndexedChange, type RightEdge } from "./append-batch.js";
 import { updateMapFormat } from "./log-store.js";
 import type { SthSigner } from "./signer.js";
 import type { VrfIndexes } from "./vrf-indexes.js";
@@ -45,13 +45,12 @@ export async function migrateToVrf(
   const published: SignedTreeHead[] = [];
   let edge: RightEdge | undefined;
   for (let start = 0; start < changes.length; start += BATCH) {
-    const batch = await appendBatch(tx, {
+    const batch = await appendUnderLock(tx, {
       signer,
       changes: changes.slice(start, start + BATCH),
       timestamp: now,
       edge,
     });
-    if (batch === undefined) throw new Error("the KT log moved under the sequencer lock");
     edge = batch.edge;
     published.push(...batch.appended.map((a) => a.sth));
   }
