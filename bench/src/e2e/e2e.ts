@@ -67,7 +67,9 @@ async function onServer(backend: string, databaseUrl?: string): Promise<void> {
     SVC_RATE_LIMIT: "off",
     // The bare recipient never acknowledges: its queue must hold every deposit of the run.
     SVC_INBOX_QUOTA: "1000000",
+    // Both keys given: a server that generates one writes it into ./data, kept across runs.
     SVC_KT_SIGNING_KEY: randomBytes(32).toString("base64"),
+    SVC_KT_VRF_KEY: randomBytes(32).toString("base64"),
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const server = await startServerProcess(env);
