@@ -12,8 +12,10 @@ import { type BenchRow, printTable } from "../harness/table.js";
 import { PrekeyQueues } from "../keys/fill-queues.js";
 import { type AnswerFloor, serveAnswers } from "./answer-floor.js";
 
-/** Identity changes offered beside the bundle fetches of the "log growing" rows. */
-const REGISTERS_PER_SECOND = 50;
+/** Writes offered beside the bundle fetches of the "beside" rows, new identities or rotations. */
+const WRITES_PER_SECOND = 50;
+/** Addresses whose signed prekeys the rotation rows replace, in turn. */
+const ROTATED_ADDRESSES = 50;
 /** Rounds of each measurement, key transparency off and on in turn; each figure's median counts. */
 const ROUNDS = 5;
 const ROUND_MS = 2000;
@@ -25,7 +27,10 @@ interface Served {
   /** The body of one bundle answer, as the server sent it. */
   answer: string;
   fetchBundles(concurrency: number): Promise<LoadResult>;
+  /** Registers a new identity: with key transparency on, a leaf appended to the log. */
   register(): Promise<void>;
+  /** Registers a known identity again with a new signed prekey: the log does not change. */
+  rotate(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -33,9 +38,11 @@ interface Served {
  * Bundle fetches over HTTP from a server with key transparency off and one with it on, both up
  * at once on the same database and measured in alternating rounds, so that neither gets the
  * quieter half of the run (each figure the median of its rounds): p99 with the proof against
- * p99 without, at c=1, at c=16, and at c=16 while identities are registered beside (the log
- * growing, so proofs are made afresh). Beside them, one answer of each served by a bare
- * node:http server at c=1: what the proof's bytes alone cost to send and read.
+ * p99 without, at c=1, at c=16, at c=16 while signed prekeys are rotated beside (the same writes
+ * on both servers, the log unchanged), and at c=16 while new identities are registered beside
+ * (the log growing: each register also appends a leaf, and proofs are made afresh). Beside them,
+ * one answer of each served by a bare node:http server at c=1: what the proof's bytes alone cost
+ * to send and read.
  */
 export async function bundleProofLatency(backend: string, storage: Storage): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-kt-"));
@@ -58,9 +65,14 @@ export async function bundleProofLatency(backend: string, storage: Storage): Pro
           record(`${kt}:${concurrency}`, await served.fetchBundles(concurrency));
         }
         record(`${kt}:floor`, await floor.fetch(`/${kt}`, 1, ROUND_MS));
-        const { result, registersPerSecond } = await whileRegistering(served);
-        record(`${kt}:growing`, result);
-        record(`${kt}:registers`, { opsPerSec: registersPerSecond, p50Ms: 0, p99Ms: 0 });
+        for (const [key, write] of [
+          ["rotating", served.rotate],
+          ["growing", served.register],
+        ] as const) {
+          const { result, writesPerSecond } = await whileWriting(served, write);
+          record(`${kt}:${key}`, result);
+          record(`${kt}:${key}:writes`, { opsPerSec: writesPerSecond, p50Ms: 0, p99Ms: 0 });
+        }
       }
     }
     printTable(
@@ -87,9 +99,11 @@ async function serve(kt: Kt, storage: Storage, dataDir: string): Promise<Served>
   const server = await startServer(config, { storage });
   const client = new PrekeyQueues(overHttp(server.url));
   const addresses = await client.fill(`kt-${kt}`, 40, 300);
+  const rotated = await client.fill(`kt-rotated-${kt}`, ROTATED_ADDRESSES, 0);
   const http = keepAliveSockets(server.url, 16);
   let fetched = 0;
   let registered = 0;
+  let rotations = 0;
   const fetchOne = async () => {
     const address = addresses[fetched++ % addresses.length];
     const res = await http(`/v1/keys/bundle/${address}`, { method: "GET" });
@@ -106,6 +120,7 @@ async function serve(kt: Kt, storage: Storage, dataDir: string): Promise<Served>
     answer: await fetchOne(),
     fetchBundles: (concurrency) => runLoad(fetchOne, { concurrency, durationMs: ROUND_MS }),
     register: () => client.register(`kt-new-${kt}-${registered++}`, 0),
+    rotate: () => client.register(rotated[rotations++ % rotated.length] as string, 0),
     async stop() {
       http.close();
       await server.stop();
@@ -113,25 +128,26 @@ async function serve(kt: Kt, storage: Storage, dataDir: string): Promise<Served>
   };
 }
 
-/** c=16 fetches while new identities are registered at a fixed pace beside them. */
-async function whileRegistering(
+/** c=16 fetches while `write` runs at a fixed pace beside them. */
+async function whileWriting(
   served: Served,
-): Promise<{ result: LoadResult; registersPerSecond: number }> {
-  let changing = true;
-  let changes = 0;
-  const interval = 1000 / REGISTERS_PER_SECOND;
-  const registering = (async () => {
-    for (let next = performance.now(); changing; next += interval) {
-      await served.register();
-      changes++;
+  write: () => Promise<void>,
+): Promise<{ result: LoadResult; writesPerSecond: number }> {
+  let writing = true;
+  let writes = 0;
+  const interval = 1000 / WRITES_PER_SECOND;
+  const writer = (async () => {
+    for (let next = performance.now(); writing; next += interval) {
+      await write();
+      writes++;
       await sleep(Math.max(0, next + interval - performance.now()));
     }
   })();
   const startedAt = performance.now();
   const result = await served.fetchBundles(16);
-  changing = false;
-  await registering;
-  return { result, registersPerSecond: changes / ((performance.now() - startedAt) / 1000) };
+  writing = false;
+  await writer;
+  return { result, writesPerSecond: writes / ((performance.now() - startedAt) / 1000) };
 }
 
 function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): BenchRow[] {
@@ -143,7 +159,9 @@ function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): Benc
   ): BenchRow[] => {
     const without = at(`off:${key}`);
     const withProof = at(`on:${key}`);
-    const ratio = `p99 ${(withProof.p99Ms / without.p99Ms).toFixed(2)}x of without`;
+    const ratio =
+      `p99 ${(withProof.p99Ms / without.p99Ms).toFixed(2)}x of without ` +
+      `(rounds ${roundRatios(rounds.get(`on:${key}`), rounds.get(`off:${key}`))})`;
     return [
       { name: withoutName, ...without, note: `SVC_KT=off${note("off")}` },
       { name: withName, ...withProof, baseline: withoutName, note: `${ratio}${note("on")}` },
@@ -153,8 +171,9 @@ function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): Benc
     `bundle without proof${label}`,
     `bundle with ktProof${label}`,
   ];
-  const registers = (kt: Kt) => `; ~${Math.round(at(`${kt}:registers`).opsPerSec)} registers/s`;
   const ofRounds = `; medians of ${ROUNDS} alternating rounds`;
+  const writes = (key: string, what: string) => (kt: Kt) =>
+    `; ~${Math.round(at(`${kt}:${key}:writes`).opsPerSec)} ${what}/s${ofRounds}`;
   const size = (kt: Kt) => `; ${Buffer.byteLength(servers.get(kt)?.answer ?? "")} bytes`;
   return [
     ...pair("1", bundles(" (HTTP, c=1)"), () => ofRounds),
@@ -165,11 +184,21 @@ function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): Benc
     ),
     ...pair("16", bundles(" (HTTP, c=16)"), () => ofRounds),
     ...pair(
-      "growing",
-      bundles(", registers beside (HTTP, c=16)"),
-      (kt) => `${registers(kt)}${ofRounds}`,
+      "rotating",
+      bundles(", prekey rotations beside (HTTP, c=16)"),
+      writes("rotating", "rotations"),
     ),
+    ...pair("growing", bundles(", registers beside (HTTP, c=16)"), writes("growing", "registers")),
   ];
+}
+
+/**
+ * The lowest and highest p99 ratio of a round with the proof to the round without run just before
+ * it: how far one round's figure strays from the medians' ratio.
+ */
+function roundRatios(withProof: LoadResult[] = [], without: LoadResult[] = []): string {
+  const ratios = withProof.map((round, i) => round.p99Ms / (without[i]?.p99Ms ?? Number.NaN));
+  return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x`;
 }
 
 /**
