@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { createTestDatabase } from "@svc/db/testing";
 import { percentile } from "../harness/measure.js";
 import { benchDatabaseUrl } from "../harness/postgres-url.js";
@@ -67,9 +66,6 @@ async function onServer(backend: string, databaseUrl?: string): Promise<void> {
     SVC_RATE_LIMIT: "off",
     // The bare recipient never acknowledges: its queue must hold every deposit of the run.
     SVC_INBOX_QUOTA: "1000000",
-    // Both keys given: a server that generates one writes it into ./data, kept across runs.
-    SVC_KT_SIGNING_KEY: randomBytes(32).toString("base64"),
-    SVC_KT_VRF_KEY: randomBytes(32).toString("base64"),
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   const server = await startServerProcess(env);

@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 
 export interface ServerProcess {
@@ -18,10 +19,13 @@ const CHILD = fileURLToPath(
 /**
  * Starts the prekey server in a process of its own, as it runs when deployed, so that the load
  * generator does not share its event loop. `env` is the server's configuration; without
- * DATABASE_URL or SVC_DATA_DIR it runs on an in-memory PGlite.
+ * DATABASE_URL or SVC_DATA_DIR it runs on an in-memory PGlite. Key-transparency keys not given
+ * are fresh ones: a server that generated its own would write them into ./data, kept across runs.
  */
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const child: ChildProcess = fork(CHILD, [JSON.stringify(env)], { stdio: "inherit" });
+  const fresh = () => randomBytes(32).toString("base64");
+  const config = { SVC_KT_SIGNING_KEY: fresh(), SVC_KT_VRF_KEY: fresh(), ...env };
+  const child: ChildProcess = fork(CHILD, [JSON.stringify(config)], { stdio: "inherit" });
   const port = await new Promise<number>((resolve, reject) => {
     child.once("message", (message) => resolve((message as { port: number }).port));
     child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));

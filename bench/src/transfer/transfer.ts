@@ -1,4 +1,3 @@
-import { randomBytes } from "node:crypto";
 import { startServerProcess } from "../harness/server-process.js";
 import { type BenchRow, printTable } from "../harness/table.js";
 import { type CryptoBound, cryptoBound } from "./crypto-bound.js";
@@ -45,9 +44,6 @@ export async function transferSuite(): Promise<void> {
   const server = await startServerProcess({
     SVC_LOG_LEVEL: "silent",
     SVC_RATE_LIMIT: "off",
-    // Both keys given: a server that generates one writes it into ./data, kept across runs.
-    SVC_KT_SIGNING_KEY: randomBytes(32).toString("base64"),
-    SVC_KT_VRF_KEY: randomBytes(32).toString("base64"),
   });
   try {
     const measured = new Map<string, Measured>();
