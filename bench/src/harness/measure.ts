@@ -6,6 +6,12 @@ export interface LoadResult {
   p99Ms: number;
 }
 
+/** The latencies of one timed run and how long it took; pooled by {@link summarize}. */
+export interface LoadSamples {
+  latencies: number[];
+  elapsedMs: number;
+}
+
 /**
  * Runs `operation` from `concurrency` concurrent workers for `durationMs` (after a short warm-up)
  * and reports throughput and latency percentiles.
@@ -14,14 +20,27 @@ export async function runLoad(
   operation: (worker: number) => Promise<unknown>,
   options: { concurrency: number; durationMs: number; warmupMs?: number },
 ): Promise<LoadResult> {
+  return summarize([await sampleLoad(operation, options)]);
+}
+
+/** {@link runLoad}'s run, answering every latency rather than their percentiles. */
+export async function sampleLoad(
+  operation: (worker: number) => Promise<unknown>,
+  options: { concurrency: number; durationMs: number; warmupMs?: number },
+): Promise<LoadSamples> {
   await drive(operation, options.concurrency, options.warmupMs ?? 300, []);
   const latencies: number[] = [];
   const started = performance.now();
   await drive(operation, options.concurrency, options.durationMs, latencies);
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
+  return { latencies, elapsedMs: performance.now() - started };
+}
+
+/** Throughput and percentiles over the samples of all `runs` taken together. */
+export function summarize(runs: readonly LoadSamples[]): LoadResult {
+  const latencies = runs.flatMap((run) => run.latencies).sort((a, b) => a - b);
+  const elapsedMs = runs.reduce((sum, run) => sum + run.elapsedMs, 0);
   return {
-    opsPerSec: latencies.length / elapsed,
+    opsPerSec: latencies.length / (elapsedMs / 1000),
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
   };

@@ -1,12 +1,12 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { keepAliveSockets } from "@svc/test-client/node";
-import { type LoadResult, runLoad } from "../harness/measure.js";
+import { type LoadSamples, sampleLoad } from "../harness/measure.js";
 
 /** A bare node:http server answering fixed bodies, and a client of it. */
 export interface AnswerFloor {
   /** Fetches `path`'s body at `concurrency` for `durationMs`. */
-  fetch(path: string, concurrency: number, durationMs: number): Promise<LoadResult>;
+  fetch(path: string, concurrency: number, durationMs: number): Promise<LoadSamples>;
   close(): Promise<void>;
 }
 
@@ -34,7 +34,7 @@ export async function serveAnswers(
   const http = keepAliveSockets(`http://127.0.0.1:${port}`, 16);
   return {
     fetch(path, concurrency, durationMs) {
-      return runLoad(
+      return sampleLoad(
         async () => {
           const res = await http(path, { method: "GET" });
           if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);

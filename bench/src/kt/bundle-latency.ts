@@ -7,7 +7,7 @@ import type { Storage } from "@svc/db";
 import { loadConfig, startServer } from "@svc/prekey-server";
 import { overHttp } from "@svc/test-client";
 import { keepAliveSockets } from "@svc/test-client/node";
-import { type LoadResult, runLoad } from "../harness/measure.js";
+import { type LoadSamples, sampleLoad, summarize } from "../harness/measure.js";
 import { type BenchRow, printTable } from "../harness/table.js";
 import { PrekeyQueues } from "../keys/fill-queues.js";
 import { type AnswerFloor, serveAnswers } from "./answer-floor.js";
@@ -16,9 +16,9 @@ import { type AnswerFloor, serveAnswers } from "./answer-floor.js";
 const WRITES_PER_SECOND = 50;
 /** Addresses whose signed prekeys the rotation rows replace, in turn. */
 const ROTATED_ADDRESSES = 50;
-/** Rounds of each measurement, key transparency off and on in turn; each figure's median counts. */
-const ROUNDS = 5;
-const ROUND_MS = 2000;
+/** Rounds of each measurement, key transparency off and on in turn; each figure pools them. */
+const ROUNDS = 10;
+const ROUND_MS = 1500;
 
 type Kt = "off" | "on";
 
@@ -26,7 +26,7 @@ type Kt = "off" | "on";
 interface Served {
   /** The body of one bundle answer, as the server sent it. */
   answer: string;
-  fetchBundles(concurrency: number): Promise<LoadResult>;
+  fetchBundles(concurrency: number): Promise<LoadSamples>;
   /** Registers a new identity: with key transparency on, a leaf appended to the log. */
   register(): Promise<void>;
   /** Registers a known identity again with a new signed prekey: the log does not change. */
@@ -37,7 +37,7 @@ interface Served {
 /**
  * Bundle fetches over HTTP from a server with key transparency off and one with it on, both up
  * at once on the same database and measured in alternating rounds, so that neither gets the
- * quieter half of the run (each figure the median of its rounds): p99 with the proof against
+ * quieter half of the run (each figure over all its rounds' fetches): p99 with the proof against
  * p99 without, at c=1, at c=16, at c=16 while signed prekeys are rotated beside (the same writes
  * on both servers, the log unchanged), and at c=16 while new identities are registered beside
  * (the log growing: each register also appends a leaf, and proofs are made afresh). Beside them,
@@ -56,28 +56,29 @@ export async function bundleProofLatency(backend: string, storage: Storage): Pro
       answers.set(`/${kt}`, kt === "off" ? served.answer : Buffer.from(served.answer));
     }
     floor = await serveAnswers(answers);
-    const rounds = new Map<string, LoadResult[]>();
-    const record = (key: string, result: LoadResult) =>
-      rounds.set(key, [...(rounds.get(key) ?? []), result]);
+    const rounds = new Map<string, LoadSamples[]>();
+    const writeRates = new Map<string, number[]>();
+    const record = <T>(into: Map<string, T[]>, key: string, value: T) =>
+      into.set(key, [...(into.get(key) ?? []), value]);
     for (let round = 0; round < ROUNDS; round++) {
       for (const [kt, served] of servers) {
         for (const concurrency of [1, 16]) {
-          record(`${kt}:${concurrency}`, await served.fetchBundles(concurrency));
+          record(rounds, `${kt}:${concurrency}`, await served.fetchBundles(concurrency));
         }
-        record(`${kt}:floor`, await floor.fetch(`/${kt}`, 1, ROUND_MS));
+        record(rounds, `${kt}:floor`, await floor.fetch(`/${kt}`, 1, ROUND_MS));
         for (const [key, write] of [
           ["rotating", served.rotate],
           ["growing", served.register],
         ] as const) {
-          const { result, writesPerSecond } = await whileWriting(served, write);
-          record(`${kt}:${key}`, result);
-          record(`${kt}:${key}:writes`, { opsPerSec: writesPerSecond, p50Ms: 0, p99Ms: 0 });
+          const { samples, writesPerSecond } = await whileWriting(served, write);
+          record(rounds, `${kt}:${key}`, samples);
+          record(writeRates, `${kt}:${key}`, writesPerSecond);
         }
       }
     }
     printTable(
       `Bundle fetch with and without key transparency on ${backend}`,
-      rows(rounds, servers),
+      rows(rounds, writeRates, servers),
     );
   } finally {
     for (const served of servers.values()) await served.stop();
@@ -118,7 +119,7 @@ async function serve(kt: Kt, storage: Storage, dataDir: string): Promise<Served>
   for (let i = 1; i < addresses.length; i++) await fetchOne();
   return {
     answer: await fetchOne(),
-    fetchBundles: (concurrency) => runLoad(fetchOne, { concurrency, durationMs: ROUND_MS }),
+    fetchBundles: (concurrency) => sampleLoad(fetchOne, { concurrency, durationMs: ROUND_MS }),
     register: () => client.register(`kt-new-${kt}-${registered++}`, 0),
     rotate: () => client.register(rotated[rotations++ % rotated.length] as string, 0),
     async stop() {
@@ -132,7 +133,7 @@ async function serve(kt: Kt, storage: Storage, dataDir: string): Promise<Served>
 async function whileWriting(
   served: Served,
   write: () => Promise<void>,
-): Promise<{ result: LoadResult; writesPerSecond: number }> {
+): Promise<{ samples: LoadSamples; writesPerSecond: number }> {
   let writing = true;
   let writes = 0;
   const interval = 1000 / WRITES_PER_SECOND;
@@ -144,14 +145,18 @@ async function whileWriting(
     }
   })();
   const startedAt = performance.now();
-  const result = await served.fetchBundles(16);
+  const samples = await served.fetchBundles(16);
   writing = false;
   await writer;
-  return { result, writesPerSecond: writes / ((performance.now() - startedAt) / 1000) };
+  return { samples, writesPerSecond: writes / ((performance.now() - startedAt) / 1000) };
 }
 
-function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): BenchRow[] {
-  const at = (key: string) => medians(rounds.get(key) ?? []);
+function rows(
+  rounds: Map<string, LoadSamples[]>,
+  writeRates: Map<string, number[]>,
+  servers: Map<Kt, Served>,
+): BenchRow[] {
+  const at = (key: string) => summarize(rounds.get(key) ?? []);
   const pair = (
     key: string,
     [withoutName, withName]: [string, string],
@@ -171,9 +176,12 @@ function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): Benc
     `bundle without proof${label}`,
     `bundle with ktProof${label}`,
   ];
-  const ofRounds = `; medians of ${ROUNDS} alternating rounds`;
-  const writes = (key: string, what: string) => (kt: Kt) =>
-    `; ~${Math.round(at(`${kt}:${key}:writes`).opsPerSec)} ${what}/s${ofRounds}`;
+  const ofRounds = `; ${ROUNDS} alternating rounds pooled`;
+  const writes = (key: string, what: string) => (kt: Kt) => {
+    const rates = writeRates.get(`${kt}:${key}`) ?? [];
+    const mean = rates.reduce((sum, rate) => sum + rate, 0) / rates.length;
+    return `; ~${Math.round(mean)} ${what}/s${ofRounds}`;
+  };
   const size = (kt: Kt) => `; ${Buffer.byteLength(servers.get(kt)?.answer ?? "")} bytes`;
   return [
     ...pair("1", bundles(" (HTTP, c=1)"), () => ofRounds),
@@ -194,21 +202,11 @@ function rows(rounds: Map<string, LoadResult[]>, servers: Map<Kt, Served>): Benc
 
 /**
  * The lowest and highest p99 ratio of a round with the proof to the round without run just before
- * it: how far one round's figure strays from the medians' ratio.
+ * it: how far one round strays. A round's p99 at one client (a fraction of a millisecond) moves
+ * with every pause of the machine; the figures pool all rounds' fetches, whose p99 moves little.
  */
-function roundRatios(withProof: LoadResult[] = [], without: LoadResult[] = []): string {
-  const ratios = withProof.map((round, i) => round.p99Ms / (without[i]?.p99Ms ?? Number.NaN));
+function roundRatios(withProof: LoadSamples[] = [], without: LoadSamples[] = []): string {
+  const p99 = (round: LoadSamples | undefined) => (round ? summarize([round]).p99Ms : Number.NaN);
+  const ratios = withProof.map((round, i) => p99(round) / p99(without[i]));
   return `${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}x`;
-}
-
-/**
- * Each figure's median over the rounds: a p99 of one 2-second round at c=1 (a fraction of a
- * millisecond) moves with every pause of the machine, and its median across rounds much less.
- */
-function medians(rounds: LoadResult[]): LoadResult {
-  const of = (figure: keyof LoadResult) => {
-    const sorted = rounds.map((round) => round[figure]).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)] ?? 0;
-  };
-  return { opsPerSec: of("opsPerSec"), p50Ms: of("p50Ms"), p99Ms: of("p99Ms") };
 }
