@@ -60,6 +60,9 @@ export function createPrekeyDirectory(
       return row ? toIdentity(row) : undefined;
     },
 
+    // Statements of fixed text are prepared: unprepared, each costs two exchanges with the
+    // database (parse and describe, then bind and execute), and on the embedded database every
+    // exchange of a transaction holds its one session while other requests wait.
     registerIdentity(registration, now) {
       const { address } = registration;
       return db.transaction(async (tx) => {
@@ -70,7 +73,9 @@ export function createPrekeyDirectory(
             .insert(identities)
             .values({ ...identityColumns(registration), createdAt: now, updatedAt: now })
             .onConflictDoNothing()
-            .returning({ address: identities.address });
+            .returning({ address: identities.address })
+            .prepare("prekeys_insert_identity")
+            .execute();
           created = inserted.length === 1;
           // A concurrent first register committed in between: this one is a later register.
           if (!created) stored = await lockIdentity(tx, address);
@@ -86,7 +91,9 @@ export function createPrekeyDirectory(
               signedPreKeySignature: signedPreKey.signature,
               updatedAt: now,
             })
-            .where(eq(identities.address, address));
+            .where(eq(identities.address, address))
+            .prepare("prekeys_rotate_signed_prekey")
+            .execute();
         }
         const remaining = await appendLocked(tx, address, registration.oneTimePreKeys);
         return { created, remaining };
@@ -113,7 +120,9 @@ export function createPrekeyDirectory(
       const [row] = await db
         .delete(identities)
         .where(and(eq(identities.address, address), eq(identities.signingKey, identitySigningKey)))
-        .returning();
+        .returning()
+        .prepare("prekeys_delete_identity")
+        .execute();
       if (row) return toIdentity(row);
       const current = await this.findIdentity(address);
       if (!current) throw notRegistered(address);
@@ -157,7 +166,9 @@ async function lockIdentity(db: Database, address: string): Promise<Identity | u
     .select(identityRowColumns)
     .from(identities)
     .where(eq(identities.address, address))
-    .for("update");
+    .for("update")
+    .prepare("prekeys_lock_identity")
+    .execute();
   return row ? toIdentity(row) : undefined;
 }
 
@@ -169,7 +180,9 @@ async function appendLocked(
   const queued = await db
     .select({ keyId: oneTimePrekeys.keyId, publicKey: oneTimePrekeys.publicKey })
     .from(oneTimePrekeys)
-    .where(eq(oneTimePrekeys.address, address));
+    .where(eq(oneTimePrekeys.address, address))
+    .prepare("prekeys_queued")
+    .execute();
   const fresh = planAppend(queued, entries);
   // bigserial ids follow the VALUES order, which is the arrival order bundles consume.
   if (fresh.length > 0) {
