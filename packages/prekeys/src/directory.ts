@@ -44,6 +44,12 @@ export interface PrekeyDirectoryOptions {
   fetchConcurrency?: number;
 }
 
+/**
+ * Every statement of fixed text is prepared (`.prepare`), inside transactions too: unprepared,
+ * each costs two exchanges with the database (parse and describe, then bind and execute), and on
+ * the embedded database every exchange of a transaction holds its one session while other
+ * requests wait. Only the insert of one-time prekeys, whose text varies with their number, is not.
+ */
 export function createPrekeyDirectory(
   db: Database,
   { fetchConcurrency = 2 }: PrekeyDirectoryOptions = {},
@@ -60,9 +66,6 @@ export function createPrekeyDirectory(
       return row ? toIdentity(row) : undefined;
     },
 
-    // Statements of fixed text are prepared: unprepared, each costs two exchanges with the
-    // database (parse and describe, then bind and execute), and on the embedded database every
-    // exchange of a transaction holds its one session while other requests wait.
     registerIdentity(registration, now) {
       const { address } = registration;
       return db.transaction(async (tx) => {
