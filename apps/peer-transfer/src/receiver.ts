@@ -3,14 +3,14 @@ import { SvcClient } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
 import { openStorage, type Storage } from "@svc/db";
 import {
+  bindPort,
   clientIp,
   createLogger,
   createMetricsRegistry,
   createRateLimit,
   errorResponder,
-  type ListeningServer,
+  type ListenSettings,
   type Logger,
-  listen,
   type MetricsRegistry,
   observeRequests,
   routeNotFound,
@@ -47,6 +47,8 @@ export interface ReceiverHooks {
   onFinished?: (file: ReceivedFile) => void;
   /** The client's non-fatal problems (a prekey server that did not answer, say). */
   onClientError?: (error: unknown) => void;
+  /** What sets the port and host, named when the port cannot be had; default the variables. */
+  listenSettings?: ListenSettings;
 }
 
 /** Where `svc-transfer receive` and the file store keep stream state: beside the data. */
@@ -54,21 +56,27 @@ export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "s
 
 /**
  * The receiver for the identity in `config.home` (made by `svc init`), serving the transfer routes
- * with /health, /healthz and /metrics on config.host:config.port.
+ * with /health, /healthz and /metrics on config.host:config.port. The port is taken first: one in
+ * use ends the start before the home is locked or a directory or database is made.
  */
 export async function startReceiver(
   config: TransferConfig,
   hooks: ReceiverHooks = {},
 ): Promise<RunningReceiver> {
   const logger = createLogger(config.logLevel);
-  const client = await SvcClient.open({
-    server: config.server,
-    store: fileStore(config.home),
-    ...nodeClientOptions(),
-    onError: hooks.onClientError ?? ((error) => logger.warn("client", { reason: String(error) })),
+  const port = await bindPort(config.host, config.port, {
+    requestTimeoutMs: CHUNK_REQUEST_TIMEOUT_MS,
+    settings: hooks.listenSettings ?? { port: "SVC_TRANSFER_PORT", host: "SVC_TRANSFER_HOST" },
   });
+  let client: SvcClient | undefined;
   let storage: Storage | undefined;
   try {
+    client = await SvcClient.open({
+      server: config.server,
+      store: fileStore(config.home),
+      ...nodeClientOptions(),
+      onError: hooks.onClientError ?? ((error) => logger.warn("client", { reason: String(error) })),
+    });
     const { address } = await client.whoami();
     storage =
       config.store === "database"
@@ -83,10 +91,9 @@ export async function startReceiver(
       : fileTransferStore({ dir: stateDirOf(config.dir) });
     const metrics = createMetricsRegistry();
     const app = receiverApp({ config, client, store, storage, metrics, logger, hooks });
-    const server: ListeningServer = await listen(app.fetch, config.host, config.port, {
-      requestTimeoutMs: CHUNK_REQUEST_TIMEOUT_MS,
-    });
+    const server = port.serve(app.fetch);
     const opened = storage;
+    const identity = client;
     return {
       url: server.url,
       port: server.port,
@@ -95,12 +102,13 @@ export async function startReceiver(
       stop: () =>
         server.stop(async () => {
           await opened?.close();
-          await client.close();
+          await identity.close();
         }),
     };
   } catch (error) {
     await storage?.close();
-    await client.close();
+    await client?.close();
+    await port.close();
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { listen } from "@svc/http";
+import { bindPort } from "@svc/http";
 import { type CreateAppOptions, createApp, type SvcApp } from "./app.js";
 import type { Config } from "./config.js";
 
@@ -13,13 +13,26 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Creates the app and listens on config.host:config.port (port 0 picks a free port). */
+/**
+ * Takes config.host:config.port (port 0 picks a free port), then creates the app and serves it
+ * there: a port in use ends the start before the data directory or the database is touched.
+ */
 export async function startServer(
   config: Config,
   options: CreateAppOptions = {},
 ): Promise<RunningServer> {
-  const svc = await createApp(config, options);
-  const server = await listen(svc.app.fetch, config.host, config.port, config.http);
+  const port = await bindPort(config.host, config.port, {
+    ...config.http,
+    settings: { port: "SVC_PORT", host: "SVC_HOST" },
+  });
+  let svc: SvcApp;
+  try {
+    svc = await createApp(config, options);
+  } catch (error) {
+    await port.close();
+    throw error;
+  }
+  const server = port.serve(svc.app.fetch);
   let stopping: Promise<void> | undefined;
   return {
     svc,

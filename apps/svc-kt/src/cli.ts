@@ -10,4 +10,12 @@ process.exitCode = await runKtCli(process.argv.slice(2), {
   stderr: (line) => process.stderr.write(`${line}\n`),
   signal: stop.signal,
   env: process.env,
-});
+}).catch(crashed);
+
+/** What no command turned into an exit status: one line, never a stack trace. */
+function crashed(error: unknown): number {
+  process.stderr.write(
+    `svc-kt: error: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
+  return 1;
+}

@@ -1,7 +1,5 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createAdaptorServer } from "@hono/node-server";
+import { type BoundPort, bindPort } from "@svc/http";
 import {
   FileWitnessState,
   loadOrCreateSignerKey,
@@ -20,14 +18,19 @@ import { witnessOutput } from "./witness-output.js";
 export const KEY_FILE = "witness-key";
 export const STATE_DIR = "logs";
 
-/** `svc-kt witness`: serves until `io.signal` aborts; resolves to the exit status. */
+/**
+ * `svc-kt witness`: serves until `io.signal` aborts; resolves to the exit status. The port is
+ * taken first, so that one in use ends the start before the key or the state directory is made.
+ */
 export async function runWitness(args: WitnessArgs, io: CliIo): Promise<number> {
   const output = witnessOutput(args.json);
+  let port: BoundPort | undefined;
   let state: FileWitnessState | undefined;
   try {
+    if (!args.printKey) port = await bind(args);
     const signer = await witnessKey(args);
     const verifierKey = formatVerifierKey(signer.name, signer.publicKey, COSIGNATURE_V1_TYPE);
-    if (args.printKey) {
+    if (port === undefined) {
       io.stdout(verifierKey);
       return EXIT.ok;
     }
@@ -37,14 +40,13 @@ export async function runWitness(args: WitnessArgs, io: CliIo): Promise<number> 
       onAnswer: (outcome) => io.stdout(output.outcome(outcome)),
       onError: (error) => io.stderr(output.problem("error", error)),
     });
-    const server = await listen(app.fetch, args.host, args.port);
-    const port = (server.address() as AddressInfo).port;
-    const host = args.host.includes(":") ? `[${args.host}]` : args.host;
-    io.stdout(output.listening(`http://${host}:${port}`, verifierKey));
+    const server = port.serve(app.fetch);
+    io.stdout(output.listening(server.url, verifierKey));
     await aborted(io.signal);
-    await close(server);
+    await server.stop();
     return EXIT.ok;
   } catch (error) {
+    await port?.close();
     if (!(error instanceof WitnessError) && !isSystemError(error)) throw error;
     io.stderr(output.problem("error", error));
     return EXIT.cannotStart;
@@ -53,39 +55,21 @@ export async function runWitness(args: WitnessArgs, io: CliIo): Promise<number> 
   }
 }
 
+/** Against slow and idle clients: the head in 10 s, the whole request in 30 s. */
+function bind(args: WitnessArgs): Promise<BoundPort> {
+  return bindPort(args.host, args.port, {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 30_000,
+    keepAliveTimeoutMs: 5_000,
+    settings: { port: "--port", host: "--host" },
+  });
+}
+
 /** The key in --dir: --name's (made if missing), else whatever key is there, else a new one. */
 async function witnessKey(args: WitnessArgs): Promise<Signer> {
   const path = join(args.dir, KEY_FILE);
   if (args.name !== undefined) return loadOrCreateSignerKey(path, args.name);
   return (await readSignerKeyFile(path)) ?? loadOrCreateSignerKey(path, WITNESS_NAME);
-}
-
-function listen(
-  fetch: (request: Request) => Response | Promise<Response>,
-  host: string,
-  port: number,
-): Promise<Server> {
-  const server = createAdaptorServer({
-    fetch,
-    // Against slow and idle clients: the head in 10 s, the whole request in 30 s.
-    serverOptions: { headersTimeout: 10_000, requestTimeout: 30_000, keepAliveTimeout: 5_000 },
-  }) as Server;
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve(server);
-    });
-  });
-}
-
-/** Stops accepting, lets the requests in flight finish (at most 5 s), then closes. */
-async function close(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const deadline = setTimeout(() => server.closeAllConnections(), 5_000);
-  await closed;
-  clearTimeout(deadline);
 }
 
 function aborted(signal: AbortSignal | undefined): Promise<void> {

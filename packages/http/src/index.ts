@@ -10,7 +10,16 @@ export { createMetricsRegistry, type MetricsRegistry } from "./metrics.js";
 export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
 export { observeRequests, type RequestVariables } from "./observe-requests.js";
 export { createRateLimit, type RateLimit, type RateLimitOptions, unlimited } from "./rate-limit.js";
-export { type ListeningServer, listen, type ServeOptions, stopOnSignals } from "./serve.js";
+export {
+  type BindOptions,
+  type BoundPort,
+  bindPort,
+  type ListeningServer,
+  type ListenSettings,
+  listen,
+  type ServeOptions,
+  stopOnSignals,
+} from "./serve.js";
 export { requireFresh, signedBodyValid } from "./signed-body.js";
 export {
   type BridgeQuery,

@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
-import { listen } from "./serve.js";
+import { bindPort, listen } from "./serve.js";
 
 /** A GET on a connection of its own: status, Connection header and body, or the error. */
 function get(url: string): Promise<{ status: number; connection?: string; body: string }> {
@@ -80,5 +80,46 @@ describe("listen", () => {
     expect(received).toMatch(/^HTTP\/1\.1 408/);
     expect(closedAfter).toBeGreaterThanOrEqual(900);
     expect(closedAfter).toBeLessThan(2500);
+  });
+});
+
+describe("bindPort", () => {
+  it("refuses a port in use with EADDRINUSE, naming the port and its setting", async () => {
+    const taken = await listen(() => new Response("first"), "127.0.0.1", 0);
+    const refusal = await bindPort("127.0.0.1", taken.port, {
+      settings: { port: "--port or SVC_TRANSFER_PORT", host: "SVC_TRANSFER_HOST" },
+    }).catch((error: NodeJS.ErrnoException) => error);
+    await taken.stop();
+    expect(refusal).toMatchObject({
+      code: "EADDRINUSE",
+      message: `port ${taken.port} is in use (set --port or SVC_TRANSFER_PORT)`,
+    });
+  });
+
+  it("names the host's setting for an address that is not this machine's", async () => {
+    const refusal = await bindPort("192.0.2.1", 0, {
+      settings: { port: "SVC_PORT", host: "SVC_HOST" },
+    }).catch((error: NodeJS.ErrnoException) => error);
+    expect(refusal).toMatchObject({
+      code: "EADDRNOTAVAIL",
+      message: "cannot listen on 192.0.2.1: not an address of this machine (set SVC_HOST)",
+    });
+  });
+
+  it("holds the requests that come before serve, then answers them with the app", async () => {
+    const bound = await bindPort("127.0.0.1", 0);
+    const answer = get(`${bound.url}/early`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const server = bound.serve((request) => new Response(new URL(request.url).pathname));
+    expect(await answer).toMatchObject({ status: 200, body: "/early" });
+    await server.stop();
+  });
+
+  it("gives the port back on close, for a start that failed after the bind", async () => {
+    const bound = await bindPort("127.0.0.1", 0);
+    await bound.close();
+    const again = await listen(() => new Response("ok"), "127.0.0.1", bound.port);
+    expect((await get(again.url)).body).toBe("ok");
+    await again.stop();
   });
 });

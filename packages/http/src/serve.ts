@@ -1,5 +1,5 @@
 import type { Server, ServerResponse } from "node:http";
-import { serve } from "@hono/node-server";
+import { createAdaptorServer } from "@hono/node-server";
 import { routeUpgrades } from "./upgrade.js";
 
 type Fetch = (request: Request, env: unknown) => Response | Promise<Response>;
@@ -32,43 +32,71 @@ export interface ListeningServer {
 /** How often node:http looks for connections past their headers or request deadline. */
 const CHECK_INTERVAL_MS = 1000;
 
+/** The settings that choose where a server listens, named when it cannot listen there. */
+export interface ListenSettings {
+  /** e.g. "SVC_PORT", "--port or SVC_TRANSFER_PORT". */
+  port: string;
+  /** e.g. "SVC_HOST". */
+  host: string;
+}
+
+export interface BindOptions extends ServeOptions {
+  settings?: ListenSettings;
+}
+
+/** A port taken before the server's state is opened; `serve` starts answering on it. */
+export interface BoundPort {
+  readonly url: string;
+  readonly port: number;
+  /** Answers with `fetch` from now on; the requests that came since the bind wait for it. */
+  serve(fetch: Fetch): ListeningServer;
+  /** Gives the port back: for a start that failed after the bind. */
+  close(): Promise<void>;
+}
+
 /**
- * Serves `fetch` on host:port (port 0 picks a free port), WebSocket upgrades included: they go
- * through the app like any request, with the raw socket in `c.env.upgrade`.
+ * Takes host:port (port 0 picks a free port) before anything else starts, so that a port in use
+ * ends the start at once, before a data directory, a database or a key is made. A port that
+ * cannot be had rejects with a system error (`code` EADDRINUSE, EACCES, …) whose message names
+ * the port and the setting that chooses it.
  */
-export async function listen(
-  fetch: Fetch,
+export async function bindPort(
   host: string,
   port: number,
-  options: ServeOptions = {},
-): Promise<ListeningServer> {
+  options: BindOptions = {},
+): Promise<BoundPort> {
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
-  const server = await new Promise<Server>((resolve) => {
-    const started = serve(
-      {
-        fetch,
-        hostname: host,
-        port,
-        serverOptions: {
-          headersTimeout,
-          requestTimeout: Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout),
-          keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
-          connectionsCheckingInterval: CHECK_INTERVAL_MS,
-        },
-      },
-      () => resolve(started as Server),
+  let answer: Fetch | undefined;
+  let ready = () => {};
+  const served = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
+  const server = createAdaptorServer({
+    fetch: (request, env) =>
+      answer ? answer(request, env) : served.then(() => (answer as Fetch)(request, env)),
+    hostname: host,
+    serverOptions: {
+      headersTimeout,
+      requestTimeout: Math.max(options.requestTimeoutMs ?? 60_000, headersTimeout),
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
+      connectionsCheckingInterval: CHECK_INTERVAL_MS,
+    },
+  }) as Server;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(cannotListen(error, host, port, options.settings)),
     );
+    server.listen(port, host, () => resolve());
   });
   if (options.maxConnections !== undefined) server.maxConnections = options.maxConnections;
   const inFlight = trackRequests(server);
-  routeUpgrades(server, fetch);
   const address = server.address();
   const bound = typeof address === "object" && address ? address.port : port;
-  const urlHost = host.includes(":") ? `[${host}]` : host;
+  const url = `http://${host.includes(":") ? `[${host}]` : host}:${bound}`;
   let stopping: Promise<void> | undefined;
-  return {
+  const listening: ListeningServer = {
     port: bound,
-    url: `http://${urlHost}:${bound}`,
+    url,
     stop(beforeClose) {
       stopping ??= (async () => {
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -82,6 +110,54 @@ export async function listen(
       return stopping;
     },
   };
+  return {
+    port: bound,
+    url,
+    serve(app) {
+      answer = app;
+      // The held requests go on after the caller's own continuation (which may add routes).
+      setImmediate(ready);
+      routeUpgrades(server, app);
+      return listening;
+    },
+    close() {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      return closed;
+    },
+  };
+}
+
+/**
+ * Serves `fetch` on host:port (port 0 picks a free port), WebSocket upgrades included: they go
+ * through the app like any request, with the raw socket in `c.env.upgrade`.
+ */
+export async function listen(
+  fetch: Fetch,
+  host: string,
+  port: number,
+  options: BindOptions = {},
+): Promise<ListeningServer> {
+  return (await bindPort(host, port, options)).serve(fetch);
+}
+
+/** The system error of a failed bind, its message naming the port and what sets it. */
+function cannotListen(
+  error: NodeJS.ErrnoException,
+  host: string,
+  port: number,
+  settings: ListenSettings | undefined,
+): NodeJS.ErrnoException {
+  const set = (what: keyof ListenSettings) => (settings ? ` (set ${settings[what]})` : "");
+  const message =
+    error.code === "EADDRINUSE"
+      ? `port ${port} is in use${set("port")}`
+      : error.code === "EACCES"
+        ? `port ${port} needs privileges this process does not have${set("port")}`
+        : error.code === "EADDRNOTAVAIL" || error.code === "ENOTFOUND" || error.code === "EAI_AGAIN"
+          ? `cannot listen on ${host}: not an address of this machine${set("host")}`
+          : `cannot listen on ${host} port ${port}: ${error.message}${set("port")}`;
+  return Object.assign(new Error(message, { cause: error }), { code: error.code ?? "EINVAL" });
 }
 
 /**
