@@ -15,7 +15,12 @@ export {
   type SendOptions,
 } from "./sender/options.js";
 export type { Progress } from "./sender/progress.js";
-export { DEFAULT_RETRY, type RetryNotice, type RetryPolicy } from "./sender/retry.js";
+export {
+  DEFAULT_RETRY,
+  type RecoveryNotice,
+  type RetryNotice,
+  type RetryPolicy,
+} from "./sender/retry.js";
 export { SendJournal, type SendRoute } from "./sender/send-journal.js";
 export type { SendSource } from "./sender/source.js";
 export type { TransferEvents, TransferResult } from "./sender/stream-sender.js";

@@ -43,8 +43,12 @@ export async function runTransferCli(argv: readonly string[], io: TransferCliIo)
       fail({ code: "CONFIG", message: error.message });
       return EXIT.usage;
     }
-    const failure = systemFailure(error) ?? describeFailure(error, args.server, args.home);
-    if (failure === undefined) throw error;
+    const failure = systemFailure(error) ??
+      describeFailure(error, args.server, args.home) ?? {
+        code: "INTERNAL",
+        message: error instanceof Error ? error.message : String(error),
+        exit: EXIT.failure,
+      };
     fail(failure);
     return failure.exit;
   }
@@ -67,6 +71,7 @@ async function receive(
     { store: "file" },
   );
   const receiver = await startReceiver(config, {
+    listenSettings: { port: "--port or SVC_TRANSFER_PORT", host: "SVC_TRANSFER_HOST" },
     onFinished(file) {
       const line = {
         streamId: file.streamId,
@@ -98,13 +103,12 @@ async function receive(
   return EXIT.ok;
 }
 
-/** A port in use, a file or directory that cannot be used: said with its path, exit 1. */
+/**
+ * A port in use (said with the option and variable that set it), a file or directory that cannot
+ * be used (said with its path): exit 1.
+ */
 function systemFailure(error: unknown): (Problem & { exit: number }) | undefined {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (typeof code !== "string" || !/^E[A-Z]+$/.test(code)) return undefined;
-  const message =
-    code === "EADDRINUSE"
-      ? `the port is in use: ${(error as Error).message}`
-      : (error as Error).message;
-  return { code, message, exit: EXIT.failure };
+  return { code, message: (error as Error).message, exit: EXIT.failure };
 }

@@ -28,7 +28,11 @@ const laneId = v.pipe(
 export const STREAM_STATUSES = ["active", "paused", "finished", "aborted"] as const;
 export type StreamStatus = (typeof STREAM_STATUSES)[number];
 
-export const TransferHealthResponse = OkResponse;
+/** `address`: the identity the receiver serves, so that a sender aimed at another learns it. */
+export const TransferHealthResponse = v.object({
+  ok: v.boolean(),
+  address: v.optional(v.pipe(text("address"), v.maxLength(1024, "address is too long"))),
+});
 export const ControlResponse = OkResponse;
 
 export const ChunkAck = v.object({ ok: v.boolean(), lastSeqAcked: decimalU64("lastSeqAcked") });

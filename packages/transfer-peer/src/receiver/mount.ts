@@ -18,7 +18,9 @@ export function mountTransferReceiver<E extends Env>(
 ): void {
   const receiver = createReceiver(options);
   const routes = new Hono();
-  routes.get("/v1/transfer/health", (c) => c.json({ ok: true }));
+  routes.get("/v1/transfer/health", async (c) =>
+    c.json({ ok: true, address: (await options.client.whoami()).address }),
+  );
   registerControlRoute(routes, receiver);
   registerChunkRoute(routes, receiver);
   registerStateRoute(routes, receiver);

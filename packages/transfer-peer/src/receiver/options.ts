@@ -23,9 +23,9 @@ export interface ReceivedFile {
 export interface TransferReceiverOptions {
   /**
    * The receiving identity: it opens control envelopes and knows senders' signing keys (fetched
-   * from the directory once, then kept in its state).
+   * from the directory once, then kept in its state); /v1/transfer/health names its address.
    */
-  client: Pick<SvcClient, "open" | "peerIdentity">;
+  client: Pick<SvcClient, "open" | "peerIdentity" | "whoami">;
   store: TransferStore;
   /** Finished files land here; partial data waits in `<dir>/.partial`. */
   dir: string;

@@ -12,6 +12,8 @@ export type TransferErrorCode =
   | "UNAVAILABLE"
   /** The receiver answered something the protocol does not allow. */
   | "BAD_RESPONSE"
+  /** The receiver at `peer` serves another address than `to` (its /v1/transfer/health says). */
+  | "WRONG_RECEIVER"
   /** `transfer.abort()`: the receiver was told to drop the stream. */
   | "ABORTED";
 

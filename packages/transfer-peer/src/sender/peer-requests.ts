@@ -10,12 +10,19 @@ import {
   type StreamStatus,
   SvcError,
   TRANSFER_HEADERS,
+  TransferHealthResponse,
 } from "@svc/protocol";
 import { chunkSignedMessage, encodeControlMessage, stateSignedMessage } from "@svc/transfer-lanes";
 import type { PreparedChunk } from "./chunk-reader.js";
 import { TransferError } from "./errors.js";
 import type { PeerAnswer, PeerRequest, PeerTransport } from "./peer-transport.js";
-import { parseRetryAfter, type RetryNotice, type RetryPolicy, retryDelayMs } from "./retry.js";
+import {
+  parseRetryAfter,
+  type RecoveryNotice,
+  type RetryNotice,
+  type RetryPolicy,
+  retryDelayMs,
+} from "./retry.js";
 import { sleep } from "./wait.js";
 
 export interface PeerRequestsOptions {
@@ -25,10 +32,13 @@ export interface PeerRequestsOptions {
   address: string;
   /** The receiver's address, for whom control messages are sealed. */
   to: string;
+  /** The receiver's base URL, as the caller gave it (for messages). */
+  peer: string;
   streamId: string;
   retry: RetryPolicy;
   timeoutMs: number;
   onRetry(notice: RetryNotice): void;
+  onRecovered(notice: RecoveryNotice): void;
 }
 
 type RequestWithoutSignal = Omit<PeerRequest, "signal">;
@@ -87,6 +97,27 @@ export class PeerRequests {
     }
     if (error.code === "SVC_INVALID_TRANSITION") throw await this.#closed(name, error, signal);
     throw refused(name, answer, error);
+  }
+
+  /**
+   * Checks that the receiver serves the address the stream is for, when it says which (its
+   * /v1/transfer/health names it): else every control message would be sealed for the wrong peer.
+   */
+  async checkReceiver(signal?: AbortSignal): Promise<void> {
+    const name = "health";
+    const answer = await this.#exchange(
+      name,
+      async () => ({ method: "GET", path: "/v1/transfer/health", headers: {} }),
+      [],
+      signal,
+    );
+    const { address } = parse(TransferHealthResponse, answer, name);
+    if (address !== undefined && address !== this.#options.to) {
+      throw new TransferError(
+        "WRONG_RECEIVER",
+        `the receiver at ${this.#options.peer} is ${address}'s, not ${this.#options.to}'s: check the address and the peer URL`,
+      );
+    }
   }
 
   /** The receiver's ResumeState of the stream; undefined when it has none (404). */
@@ -179,7 +210,7 @@ export class PeerRequests {
     keep: readonly number[],
     signal: AbortSignal | undefined,
   ): Promise<PeerAnswer> {
-    const { transport, retry, timeoutMs, onRetry } = this.#options;
+    const { transport, retry, timeoutMs, onRetry, onRecovered } = this.#options;
     for (let attempt = 1; ; attempt++) {
       const request = await build();
       const timeout = AbortSignal.timeout(timeoutMs);
@@ -192,7 +223,10 @@ export class PeerRequests {
           signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
         });
         const { status } = answer;
-        if ((status >= 200 && status < 300) || keep.includes(status)) return answer;
+        if ((status >= 200 && status < 300) || keep.includes(status)) {
+          if (attempt > 1) onRecovered({ request: name, attempt });
+          return answer;
+        }
         if (status !== 429 && status < 500) throw refused(name, answer, svcErrorOf(answer, name));
         // A proxy's error page is no ErrorResponse, and still worth retrying.
         const refusal = errorResponseOf(answer);

@@ -22,6 +22,13 @@ export interface RetryNotice {
   reason: string;
 }
 
+/** What a `recovered` event reports: a request that was retried got its answer at last. */
+export interface RecoveryNotice {
+  request: string;
+  /** The attempt that was answered, from 2. */
+  attempt: number;
+}
+
 /**
  * Full jitter: a uniform wait in 0..min(maxMs, baseMs * 2^(attempt - 1)), so that lanes failing
  * together do not come back together. A Retry-After (seconds) is waited as given, unless it is

@@ -13,7 +13,7 @@ import { PauseGate } from "./pause-gate.js";
 import { PeerRequests } from "./peer-requests.js";
 import { fetchTransport, nodeHttpTransport, type PeerTransport } from "./peer-transport.js";
 import { type Progress, RateMeter } from "./progress.js";
-import type { RetryNotice } from "./retry.js";
+import type { RecoveryNotice, RetryNotice } from "./retry.js";
 import { type SendSource, type SourceFile, sourceFile } from "./source.js";
 
 /** What `done` resolves with. */
@@ -33,6 +33,8 @@ export interface TransferEvents {
   started: [ResumeInfo];
   progress: [Progress];
   retry: [RetryNotice];
+  /** A retried request was answered: the receiver is back. */
+  recovered: [RecoveryNotice];
 }
 
 /** The stream at the receiver when this run begins to send chunks. */
@@ -120,11 +122,14 @@ export class StreamSender {
         client,
         address: (await client.whoami()).address,
         to: this.#settings.to,
+        peer: this.#settings.peer,
         streamId: this.streamId,
         retry: this.#settings.retry,
         timeoutMs: this.#settings.timeoutMs,
         onRetry: (notice) => this.#events.emit("retry", notice),
+        onRecovered: (notice) => this.#events.emit("recovered", notice),
       });
+      await requests.checkReceiver(this.#stop.signal);
       const opened = await this.#open(requests, file, plan);
       const resumedBytes = plan.bytesAcked(opened.cursors);
       this.#events.emit("started", {
