@@ -20,4 +20,10 @@ process.exitCode = await runCli(process.argv.slice(2), {
   },
   signal: stop.signal,
   ...(spinner ? { progress: spinner.progress } : {}),
-});
+}).catch(crashed);
+
+/** What no command turned into an exit status: one line, never a stack trace. */
+function crashed(error: unknown): number {
+  process.stderr.write(`svc: error: ${error instanceof Error ? error.message : String(error)}\n`);
+  return 1;
+}
