@@ -25,6 +25,7 @@ import {
 const built = existsSync(fileURLToPath(new URL("../dist/cli.js", import.meta.url)));
 const MIB = 1024 * 1024;
 const CHUNK_ROUTE = "/v1/transfer/:streamId/chunk";
+const INTERRUPTED = "the transfer was interrupted: run the same command again to resume it";
 
 const closers: Closer[] = [];
 afterEach(() => runClosers(closers));
@@ -151,7 +152,12 @@ describe.skipIf(!built)("svc-transfer (the bin, in subprocesses, on real files)"
     await waitFor(() => healthy(first.url), 30_000, "the receiver");
     const file = await randomFile(s.work, "big.bin", 48 * MIB);
 
-    const sender = send(s, file, ["--lanes", "2", "--chunk-bytes", String(MIB)]);
+    // In text, to see the outage's two lines: one when it starts, one when it ends.
+    const argv = ["send", file, "--to", "bob:1", "--peer", first.url, "--lanes", "2"];
+    const sender = spawnNode(closers, BIN, [...argv, "--chunk-bytes", String(MIB)], {
+      SVC_SERVER: s.server,
+      SVC_HOME: s.alice,
+    });
     await waitFor(async () => (await chunkRequests(first.url, 200)) >= 6, 30_000, "progress");
     first.child.kill("SIGKILL");
     await first.exited;
@@ -159,18 +165,105 @@ describe.skipIf(!built)("svc-transfer (the bin, in subprocesses, on real files)"
     const second = receive(s);
     await waitFor(() => healthy(second.url), 30_000, "the second receiver");
     expect(await sender.exited).toBe(EXIT.ok);
-    const [result] = jsonLines(sender.out.stdout);
-    expect(result).toMatchObject({ bytes: 48 * MIB, sha256: await sha256(file) });
+    const digest = await sha256(file);
+    expect(sender.out.stdout).toMatch(
+      new RegExp(`^sent ${file} to bob:1: ${48 * MIB} bytes in [\\d.]+ s, sha256 ${digest}\n$`),
+    );
+    expect(sender.out.stderr.split("\n")).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^svc-transfer: the receiver at ${first.url} does not answer \\(.+\\); retrying$`,
+        ),
+      ),
+      `svc-transfer: the receiver at ${first.url} answers again; going on`,
+      "",
+    ]);
     await waitFor(() => second.out.stdout.includes("\n"), 5000, "the receiver's line");
-    expect(jsonLines(second.out.stdout)[0]).toMatchObject({
-      name: "big.bin",
-      sha256: result?.sha256,
-    });
+    expect(jsonLines(second.out.stdout)[0]).toMatchObject({ name: "big.bin", sha256: digest });
     // Only the chunks in flight when the first receiver died may come again (their acks never
     // left, or their retries crossed): at most LANE_DEPTH per lane.
     expect(await chunkRequests(second.url, 409)).toBeLessThanOrEqual(2 * LANE_DEPTH);
+    expect(await sha256(join(s.inbox, "big.bin"))).toBe(digest);
+  }, 120_000);
+
+  it("stops a send on SIGINT or SIGTERM with exit 130 and one line; the same command resumes it", async () => {
+    const s = await setup();
+    const receiver = receive(s);
+    await waitFor(() => healthy(receiver.url), 30_000, "the receiver");
+    const file = await randomFile(s.work, "big.bin", 48 * MIB);
+    const progressed = async (chunks: number) =>
+      waitFor(async () => (await chunkRequests(receiver.url, 200)) >= chunks, 30_000, "progress");
+
+    const first = send(s, file, ["--lanes", "2", "--chunk-bytes", String(MIB)]);
+    await progressed(4);
+    first.child.kill("SIGINT");
+    expect(await first.exited).toBe(130);
+    expect(first.out.stderr).toBe(
+      `${JSON.stringify({ error: "INTERRUPTED", message: INTERRUPTED })}\n`,
+    );
+    expect(first.out.stdout).toBe("");
+
+    const acked = await chunkRequests(receiver.url, 200);
+    const second = spawnNode(
+      closers,
+      BIN,
+      ["send", file, "--to", "bob:1", "--peer", receiver.url],
+      {
+        SVC_SERVER: s.server,
+        SVC_HOME: s.alice,
+      },
+    );
+    await progressed(acked + 4);
+    second.child.kill("SIGTERM");
+    expect(await second.exited).toBe(130);
+    expect(second.out.stderr).toBe(`svc-transfer: error: ${INTERRUPTED}\n`);
+
+    const last = send(s, file);
+    expect(await last.exited).toBe(EXIT.ok);
+    const [result] = jsonLines(last.out.stdout);
+    expect(result).toMatchObject({ bytes: 48 * MIB, sha256: await sha256(file) });
+    expect(result?.resumedBytes).toBeGreaterThanOrEqual((acked + 4) * MIB);
     expect(await sha256(join(s.inbox, "big.bin"))).toBe(result?.sha256);
   }, 120_000);
+
+  it("refuses to send to a receiver of another address, naming both", async () => {
+    const s = await setup();
+    const receiver = receive(s);
+    await waitFor(() => healthy(receiver.url), 30_000, "the receiver");
+    const file = await randomFile(s.work, "f.bin", 1000);
+    const argv = ["send", file, "--to", "alice:1", "--peer", receiver.url, "--json"];
+    const wrong = spawnNode(closers, BIN, argv, { SVC_SERVER: s.server, SVC_HOME: s.alice });
+    expect(await wrong.exited).toBe(EXIT.failure);
+    expect(jsonLines(wrong.out.stderr)).toEqual([
+      {
+        error: "WRONG_RECEIVER",
+        message: `the receiver at ${receiver.url} is bob:1's, not alice:1's: check the address and the peer URL`,
+      },
+    ]);
+    expect(await chunkRequests(receiver.url, 200)).toBe(0);
+  }, 60_000);
+
+  it("exits 1 at once on a port in use, naming --port and SVC_TRANSFER_PORT, making nothing", async () => {
+    const s = await setup();
+    const receiver = receive(s);
+    await waitFor(() => healthy(receiver.url), 30_000, "the receiver");
+    const dir = join(s.work, "second-inbox");
+    const argv = ["receive", "--dir", dir, "--port", String(s.port)];
+    for (const json of [false, true]) {
+      const busy = spawnNode(closers, BIN, json ? [...argv, "--json"] : argv, {
+        SVC_SERVER: s.server,
+        SVC_HOME: s.alice,
+      });
+      expect(await busy.exited).toBe(EXIT.failure);
+      const message = `port ${s.port} is in use (set --port or SVC_TRANSFER_PORT)`;
+      expect(busy.out.stderr).toBe(
+        json
+          ? `${JSON.stringify({ error: "EADDRINUSE", message })}\n`
+          : `svc-transfer: error: ${message}\n`,
+      );
+    }
+    expect(existsSync(dir)).toBe(false);
+  }, 60_000);
 
   it("exits 2 on a usage error, 5 without an identity, 1 when the peer cannot be reached", async () => {
     const s = await setup();

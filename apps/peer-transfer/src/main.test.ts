@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import { EXIT } from "@svc/cli/kit";
 import { createTestDatabase } from "@svc/db/testing";
@@ -97,6 +98,25 @@ describe.skipIf(!built)("the peer-transfer server (dist/main.js)", () => {
     },
     120_000,
   );
+
+  it("exits 1 at once on a port in use, naming SVC_TRANSFER_PORT, before making its database", async () => {
+    const work = await tempDir(closers, "peer-transfer-main-busy-");
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    closers.push(() => new Promise((resolve) => taken.close(() => resolve())));
+    const { port } = taken.address() as AddressInfo;
+    const busy = spawnNode(closers, MAIN, [], {
+      SVC_HOME: join(work, "home"),
+      SVC_TRANSFER_PORT: String(port),
+      SVC_TRANSFER_DIR: join(work, "received"),
+      SVC_TRANSFER_DATA_DIR: join(work, "db"),
+    });
+    expect(await busy.exited).toBe(1);
+    expect(busy.out.stderr).toBe(
+      `failed to start: port ${port} is in use (set SVC_TRANSFER_PORT)\n`,
+    );
+    expect(await readdir(work)).toEqual([]);
+  });
 
   it("exits 2 on a bad variable, naming it", async () => {
     const bad = spawnNode(closers, MAIN, [], {

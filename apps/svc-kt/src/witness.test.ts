@@ -189,12 +189,18 @@ describe("svc-kt witness", () => {
     expect(locked.code).toBe(EXIT.cannotStart);
     expect(JSON.parse(locked.stderr[0] ?? "")).toMatchObject({ code: "WITNESS_STATE_LOCKED" });
     const port = new URL(url).port;
-    const other = await tempDir(closers, "svc-kt-witness-other-");
+    const other = join(await tempDir(closers, "svc-kt-witness-other-"), "witness");
     const taken = await run(["--log", log.key, "--port", port, "--dir", other, "--json"]);
     expect(taken.code).toBe(EXIT.cannotStart);
-    expect(JSON.parse(taken.stderr[0] ?? "")).toMatchObject({ code: "EADDRINUSE" });
-    // The one that could not start let go of its state directory.
-    await expect(stat(join(other, "logs", ".lock"))).rejects.toThrow(/ENOENT/);
+    expect(taken.stderr.map((line) => JSON.parse(line))).toEqual([
+      {
+        event: "error",
+        code: "EADDRINUSE",
+        message: `port ${port} is in use (set --port)`,
+      },
+    ]);
+    // The port is taken before anything is made: no key, no state directory.
+    await expect(stat(other)).rejects.toThrow(/ENOENT/);
     expect((await stat(join(home, "logs", ".lock"))).isFile()).toBe(true);
     first.stop.abort();
     expect(await first.exited).toBe(EXIT.ok);

@@ -10,8 +10,10 @@ export const MAX_CHUNK_BYTES = 16 * 1024 * 1024;
 const MAX_LANES = 64;
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (a peer or the server refused or could not be reached,
-             the file or the key store could not be used), 2 usage error,
-             3 key-transparency verification failed, 5 no identity in the home (run svc init)`;
+             the receiver serves another address, the file or the key store could not be used,
+             the port is in use), 2 usage error, 3 key-transparency verification failed,
+             5 no identity in the home (run svc init), 130 send interrupted by SIGINT or SIGTERM
+             (run the same command again to resume it)`;
 
 const OPTIONS = `options (before or after the command), shared with svc:
   --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})

@@ -61,7 +61,10 @@ async function overHttp(
 
 describe("the receiver over HTTP", () => {
   it("answers health, takes a file in 64 KiB chunks, and refuses oversized bodies with 413", async () => {
-    expect(await (await fetch(`${url}/v1/transfer/health`)).json()).toEqual({ ok: true });
+    expect(await (await fetch(`${url}/v1/transfer/health`)).json()).toEqual({
+      ok: true,
+      address: peers.receiverAddress,
+    });
     const content = randomBytes(5 * 64 * 1024 + 1);
     const { start, key } = startFor(content, { lanes: 2, chunkBytes: 64 * 1024 });
     const { streamId } = start;

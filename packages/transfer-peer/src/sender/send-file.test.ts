@@ -14,7 +14,7 @@ import {
 import { TransferError } from "./errors.js";
 import type { ResumeInfo, SendOptions } from "./options.js";
 import type { Progress } from "./progress.js";
-import type { RetryNotice } from "./retry.js";
+import type { RecoveryNotice, RetryNotice } from "./retry.js";
 import { sendFile } from "./transfer.js";
 
 const dirs: string[] = [];
@@ -167,6 +167,8 @@ describe("sendFile", () => {
     const transfer = sendFile(await fileOf(content), options(receiver));
     const retries: RetryNotice[] = [];
     transfer.on("retry", (notice) => retries.push(notice));
+    const recoveries: RecoveryNotice[] = [];
+    transfer.on("recovered", (notice) => recoveries.push(notice));
     const started = performance.now();
     await transfer.done;
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
@@ -180,6 +182,28 @@ describe("sendFile", () => {
     ]);
     expect(retries.find((r) => r.request === "chunk lane 0 seq 1")?.delayMs).toBe(1000);
     expect(retries.find((r) => r.request === "chunk lane 1 seq 1")?.reason).toMatch(/ECONNRESET/);
+    expect(recoveries.sort((a, b) => a.request.localeCompare(b.request))).toEqual([
+      { request: "chunk lane 0 seq 1", attempt: 2 },
+      { request: "chunk lane 1 seq 1", attempt: 3 },
+      { request: "chunk lane 2 seq 2", attempt: 2 },
+      { request: "control start", attempt: 2 },
+    ]);
+  });
+
+  it("refuses a receiver that serves another address before sending anything", async () => {
+    const receiver = new FakeReceiver();
+    receiver.address = "carol@example.org:1";
+    const done = sendFile(await fileOf(randomBytes(5000)), options(receiver)).done;
+    await expect(done).rejects.toMatchObject({
+      code: "WRONG_RECEIVER",
+      message:
+        "the receiver at http://receiver.test is carol@example.org:1's, not bob@example.org:1's: check the address and the peer URL",
+    });
+    expect(receiver.seen).toEqual([]);
+
+    receiver.address = "bob@example.org:1";
+    await sendFile(await fileOf(randomBytes(5000)), options(receiver)).done;
+    expect(receiver.status).toBe("finished");
   });
 
   it("gives up after retry.attempts with UNAVAILABLE, leaving the stream to resume", async () => {

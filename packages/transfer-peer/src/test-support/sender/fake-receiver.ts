@@ -42,11 +42,20 @@ export class FakeReceiver {
   start: Extract<ControlMessage, { type: "start" }> | undefined;
   cursors: LaneCursors | undefined;
   data = new Uint8Array(0);
+  /** The address /v1/transfer/health names; undefined: none, as a receiver may answer. */
+  address: string | undefined;
   #plan: StreamPlan | undefined;
   #key: Uint8Array | undefined;
 
   readonly fetch: typeof fetch = async (input, init) => {
     const url = new URL(String(input));
+    // Not in `seen` and never faulted: the tests count the stream's requests.
+    if (url.pathname === "/v1/transfer/health") {
+      return json(200, {
+        ok: true,
+        ...(this.address === undefined ? {} : { address: this.address }),
+      });
+    }
     const headers = new Headers(init?.headers);
     const body = init?.body instanceof Uint8Array ? init.body : new Uint8Array(0);
     const request = this.#describe(url.pathname, headers, body);
