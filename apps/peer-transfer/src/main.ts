@@ -16,16 +16,17 @@ async function main(): Promise<void> {
     throw error;
   }
   const receiver = await startReceiver(config);
+  // Before the line that says it is up: a supervisor may signal as soon as it reads it.
+  stopOnSignals(
+    () => receiver.stop(),
+    (signal) => receiver.logger.info("shutting down", { signal }),
+  );
   receiver.logger.info("listening", {
     url: receiver.url,
     address: receiver.address,
     dir: config.dir,
     store: config.store,
   });
-  stopOnSignals(
-    () => receiver.stop(),
-    (signal) => receiver.logger.info("shutting down", { signal }),
-  );
 }
 
 main().catch((error: unknown) => {

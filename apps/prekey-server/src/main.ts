@@ -15,6 +15,11 @@ async function main(): Promise<void> {
   }
   const server = await startServer(config);
   const { logger } = server.svc.services;
+  // Before the line that says it is up: a supervisor may signal as soon as it reads it.
+  stopOnSignals(
+    () => server.stop(),
+    (signal) => logger.info("shutting down", { signal }),
+  );
   logger.info("listening", {
     url: server.url,
     storage: server.svc.services.storage.kind,
@@ -26,11 +31,6 @@ async function main(): Promise<void> {
     logger.error("database thread failed", { reason: error.message });
     process.exit(1);
   });
-
-  stopOnSignals(
-    () => server.stop(),
-    (signal) => logger.info("shutting down", { signal }),
-  );
 }
 
 main().catch((error: unknown) => {

@@ -11,9 +11,7 @@ const DEFAULTS = {
 
 async function main(): Promise<void> {
   const chat = await startChatServer({ ...DEFAULTS, ...process.env });
-  process.stdout.write(
-    `chat: open ${chat.url} in two tabs, one per person (alice:1 and bob:1, say); Ctrl-C stops\n`,
-  );
+  // Before the line that says it is up, which a script may answer with a signal at once.
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
       chat.stop().then(
@@ -22,6 +20,9 @@ async function main(): Promise<void> {
       );
     });
   }
+  process.stdout.write(
+    `chat: open ${chat.url} in two tabs, one per person (alice:1 and bob:1, say); Ctrl-C stops\n`,
+  );
 }
 
 main().catch((error: unknown) => {
