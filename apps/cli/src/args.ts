@@ -13,6 +13,9 @@ const OPTIONS = `options (before or after the command):
   --home <dir>    the key store directory (default: $SVC_HOME, else $XDG_DATA_HOME/svc or
                   ~/.local/share/svc; %APPDATA%\\svc on Windows)
   --json          one JSON object per line on stdout, errors as {"error","message"} on stderr
+  --no-kt         accept a server without a key-transparency log (its keys are then trusted on
+                  first use only); by default such a server is refused (exit 3). A server with a
+                  log is verified all the same, and so is one whose log the home has pinned
   -h, --help      this help; svc <command> --help for one command's`;
 
 export const USAGE = `usage: svc [options] <command> [<args>]
@@ -71,6 +74,8 @@ export interface GlobalArgs {
   server: string;
   home: string;
   json: boolean;
+  /** The client's kt option: "auto" with --no-kt, else "require". */
+  kt: "require" | "auto";
 }
 
 export type CommandArgs =
@@ -111,6 +116,7 @@ const OPTION_SPEC = {
   server: { type: "string" },
   home: { type: "string" },
   json: { type: "boolean" },
+  "no-kt": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   address: { type: "string" },
   count: { type: "string" },
@@ -168,7 +174,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
   }
 }
 
-const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "help"];
+const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "no-kt", "help"];
 
 /** Each command by its first word; the second word of a two-word command. */
 const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
@@ -202,7 +208,7 @@ function splitCommand(positionals: string[]): [CommandName, string[]] {
 }
 
 function globalArgs(
-  values: { server?: string; home?: string; json?: boolean },
+  values: { server?: string; home?: string; json?: boolean; "no-kt"?: boolean },
   env: ArgsEnv,
   command: CommandName,
 ): GlobalArgs {
@@ -214,11 +220,16 @@ function globalArgs(
 }
 
 /**
- * --server, --home and --json with their defaults from the environment, as svc and its companion
- * tools (svc-transfer) read them; throws an Error that says what is wrong.
+ * --server, --home, --json and --no-kt with their defaults from the environment, as svc and its
+ * companion tools (svc-transfer) read them; throws an Error that says what is wrong.
  */
 export function resolveGlobalOptions(
-  values: { server?: string | undefined; home?: string | undefined; json?: boolean | undefined },
+  values: {
+    server?: string | undefined;
+    home?: string | undefined;
+    json?: boolean | undefined;
+    "no-kt"?: boolean | undefined;
+  },
   env: ArgsEnv,
 ): GlobalArgs {
   const server = values.server ?? (env.SVC_SERVER || DEFAULT_SERVER);
@@ -228,7 +239,12 @@ export function resolveGlobalOptions(
   }
   const home = values.home ?? defaultHome(env);
   if (home === "") throw new Error("--home must not be empty");
-  return { server: server.replace(/\/+$/, ""), home, json: values.json ?? false };
+  return {
+    server: server.replace(/\/+$/, ""),
+    home,
+    json: values.json ?? false,
+    kt: values["no-kt"] ? "auto" : "require",
+  };
 }
 
 function address(raw: string, what: string, command: CommandName): string {

@@ -43,8 +43,12 @@ function clientFailure(error: ClientError, server: string, home: string): Failur
     case "NO_IDENTITY":
       return failure(EXIT.identity, `${home} holds no identity; run svc init --address <address>`);
     case "KT_VERIFICATION_FAILED":
-    case "KT_UNAVAILABLE":
       return failure(EXIT.verification, `key transparency: ${error.message}`);
+    case "KT_UNAVAILABLE":
+      return failure(
+        EXIT.verification,
+        `key transparency: ${error.message}; --no-kt accepts such a server (its keys then trusted on first use only), except for kt verify`,
+      );
     case "NETWORK":
       return failure(EXIT.failure, `cannot reach the server at ${server}: ${rootCause(error)}`);
     case "TIMEOUT":

@@ -246,7 +246,21 @@ describe("svc", () => {
 
     // A server without a log cannot prove anything either.
     const noKt = await startTestServer(closers, { SVC_KT: "off" });
-    await svc(noKt.url, homeOf("dave"), ["init", "--address", "dave:1"]);
+    const refused = await svc(noKt.url, homeOf("dave"), ["init", "--address", "dave:1"]);
+    expect(refused).toEqual({
+      code: EXIT.verification,
+      stdout: [],
+      stderr: [
+        `svc: error: key transparency: the server at ${noKt.url} has no key-transparency log (GET /v1/kt/log_id answered 404): its keys cannot be verified; --no-kt accepts such a server (its keys then trusted on first use only), except for kt verify`,
+      ],
+    });
+    const accepted = await svc(noKt.url, homeOf("dave"), [
+      "init",
+      "--address",
+      "dave:1",
+      "--no-kt",
+    ]);
+    expect(accepted.code).toBe(EXIT.ok);
     const unproven = await svc(noKt.url, homeOf("erin"), ["kt", "verify", "dave:1", "--json"]);
     expect(unproven.code).toBe(EXIT.verification);
     expect(parse(unproven.stderr)).toEqual([

@@ -51,6 +51,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     client = await SvcClient.open({
       server,
       store: fileStore(home),
+      kt: args.kt,
       ...nodeClientOptions(),
       onError: warn,
     });

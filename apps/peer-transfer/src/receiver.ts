@@ -64,6 +64,7 @@ export async function startReceiver(
   const client = await SvcClient.open({
     server: config.server,
     store: fileStore(config.home),
+    kt: config.kt,
     ...nodeClientOptions(),
     onError: hooks.onClientError ?? ((error) => logger.warn("client", { reason: String(error) })),
   });

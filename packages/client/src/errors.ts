@@ -4,7 +4,7 @@ export type ClientErrorCode =
   | "IDENTITY_EXISTS"
   /** An operation that needs an identity on a store that has none (run init first). */
   | "NO_IDENTITY"
-  /** kt: "require", or a log pinned earlier, and the server does not serve key transparency. */
+  /** kt "require" (the default), or a log pinned earlier, and the server has no KT log. */
   | "KT_UNAVAILABLE"
   /** A bundle's ktProof does not prove its keys (a lying server); `cause` is the KtVerifyError. */
   | "KT_VERIFICATION_FAILED"

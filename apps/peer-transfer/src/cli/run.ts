@@ -64,7 +64,7 @@ async function receive(
       SVC_TRANSFER_DIR: resolve(args.dir),
       ...(args.port === undefined ? {} : { SVC_TRANSFER_PORT: String(args.port) }),
     },
-    { store: "file" },
+    { store: "file", kt: args.kt },
   );
   const receiver = await startReceiver(config, {
     onFinished(file) {

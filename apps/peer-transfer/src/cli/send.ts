@@ -42,6 +42,7 @@ export async function sendCommand(
   const client = await SvcClient.open({
     server: args.server,
     store: fileStore(args.home),
+    kt: args.kt,
     ...nodeClientOptions(),
   });
   try {
