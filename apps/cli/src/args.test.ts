@@ -81,6 +81,15 @@ describe("parseSvcArgs", () => {
       command: "kt verify",
       address: "bob",
     });
+    for (const command of ["safety-number", "trust"]) {
+      expect(parseSvcArgs([command, "Bob:1", "--json"], env)).toMatchObject({
+        command,
+        address: "Bob:1",
+        json: true,
+      });
+      expect(() => parseSvcArgs([command], env)).toThrow(`svc ${command} takes <address>`);
+    }
+    expect(commandUsage("trust")).toMatch(/6 the peer's identity keys changed/);
     expect(parseSvcArgs(["send", "bob", "--", "-1 degrees"], env)).toMatchObject({
       text: "-1 degrees",
     });

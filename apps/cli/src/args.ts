@@ -5,8 +5,9 @@ import { defaultHome, type HomeEnv } from "./home.js";
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
-             2 usage error, 3 key-transparency verification failed, 4 listen timed out,
-             5 no identity in the home (run init first), or init over an existing identity`;
+             2 usage error, 3 key-transparency verification failed (or the server has no log),
+             4 listen timed out, 5 no identity in the home (run init first), or init over an
+             existing identity, 6 the peer's identity keys changed (check, then svc trust)`;
 
 const OPTIONS = `options (before or after the command):
   --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})
@@ -30,12 +31,22 @@ commands:
                             print messages as they arrive, queued ones first, and acknowledge them
   keys status               one-time prekeys on the server and here, signed prekey id
   kt verify <address>       check an address's keys against the key-transparency log
+  safety-number <address>   the number to compare with <address> (in person, by phone)
+  trust <address>           accept the identity keys the directory now has for <address>
 
 ${OPTIONS}
 
 ${EXIT_STATUS}`;
 
-export type CommandName = "init" | "whoami" | "send" | "listen" | "keys status" | "kt verify";
+export type CommandName =
+  | "init"
+  | "whoami"
+  | "send"
+  | "listen"
+  | "keys status"
+  | "kt verify"
+  | "safety-number"
+  | "trust";
 
 const COMMAND_USAGE: Record<CommandName, string> = {
   init: `usage: svc init --address <address> [options]
@@ -63,6 +74,24 @@ Prints the address, the one-time prekeys left on the server and held here, and t
 
 Fetches <address>'s prekey bundle and verifies its key-transparency proof against the log's signed
 tree head; prints the tree size, the leaf index and the verified keys. Exit 3 when the proof fails.`,
+  "safety-number": `usage: svc safety-number <address> [options]
+
+Prints the safety number of this home and <address>: 60 digits computed from both identities'
+keys and addresses, the same on both sides (docs/protocol.md §16). Compare it with <address> in
+person or on a call: equal numbers mean nobody stands between you. Uses the keys trusted here
+and fetches nothing (no one-time prekey of <address> is used up); fails when none are known
+yet (after a first message, or svc trust <address>, they are). When other keys were seen and not
+trusted yet, prints their number too. --json: {"address","safetyNumber","fingerprint",
+"ownFingerprint"} and "changed": {"safetyNumber","fingerprint"} when other keys were seen.`,
+  trust: `usage: svc trust <address> [options]
+
+Accepts the identity keys the directory (KT-verified) now has for <address>, after send refused
+them with exit 6 (IDENTITY_CHANGED): the next message starts a new session under them, from the
+bundle fetched when the change was seen (no further one-time prekey is used up). For an address
+never seen before, fetches its keys (one bundle, kept for the first message) so that the safety
+number can be compared first. Check the new keys first: svc safety-number <address> shows their
+number. Prints the old and the new fingerprint; --json: {"address","changed",
+"previousFingerprint","fingerprint"}.`,
 };
 
 /** The full help of a command: its own text, then the options and exit codes they all share. */
@@ -84,7 +113,7 @@ export type CommandArgs =
   | { command: "send"; to: string; text: string }
   | { command: "listen"; count: number | undefined; timeoutMs: number | undefined }
   | { command: "keys status" }
-  | { command: "kt verify"; address: string };
+  | { command: "kt verify" | "safety-number" | "trust"; address: string };
 
 export type SvcArgs = { command: "help"; text: string } | (GlobalArgs & CommandArgs);
 
@@ -110,6 +139,8 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   listen: ["count", "timeout"],
   "keys status": [],
   "kt verify": [],
+  "safety-number": [],
+  trust: [],
 };
 
 const OPTION_SPEC = {
@@ -166,6 +197,8 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
         timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout),
       };
     case "kt verify":
+    case "safety-number":
+    case "trust":
       expectOperands(["address"]);
       return { ...global, command, address: address(operands[0] as string, "<address>", command) };
     default:
@@ -184,6 +217,8 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["listen", { command: "listen" }],
   ["keys", { command: "keys status", second: "status" }],
   ["kt", { command: "kt verify", second: "verify" }],
+  ["safety-number", { command: "safety-number" }],
+  ["trust", { command: "trust" }],
 ]);
 
 function parseOptions(argv: readonly string[]) {

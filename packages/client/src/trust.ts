@@ -152,7 +152,7 @@ export function safetyNumberReport(state: StoredState, peer: string): SafetyNumb
   if (trusted === undefined) {
     throw new ClientError(
       "PEER_UNKNOWN",
-      `no identity keys of ${peer} are known here yet: they are learnt with the first message to or from ${peer}, or with trust()`,
+      `no identity keys of ${peer} are known here yet: they are learnt with the first message to or from ${peer}, or by trusting ${peer}`,
     );
   }
   const own = {
