@@ -13,6 +13,7 @@ describe("parseSvcArgs", () => {
       server: "http://s.example:9",
       home: "/x",
       json: true,
+      kt: "require",
     };
     for (const argv of [
       ["--server", "http://s.example:9", "--home", "/x", "--json", "send", "bob:1", "hi there"],
@@ -29,6 +30,7 @@ describe("parseSvcArgs", () => {
       server: DEFAULT_SERVER,
       home: "/tmp/h",
       json: false,
+      kt: "require",
     });
     expect(parseSvcArgs(["whoami"], { ...env, SVC_SERVER: "https://svc.example" })).toMatchObject({
       server: "https://svc.example",
@@ -36,6 +38,15 @@ describe("parseSvcArgs", () => {
     expect(
       parseSvcArgs(["whoami", "--server", "http://b"], { ...env, SVC_SERVER: "http://a" }),
     ).toMatchObject({ server: "http://b" });
+  });
+
+  it("--no-kt, before or after the command, accepts a server without a log (kt auto)", () => {
+    for (const argv of [
+      ["--no-kt", "whoami"],
+      ["send", "bob", "hi", "--no-kt"],
+    ]) {
+      expect(parseSvcArgs(argv, env)).toMatchObject({ kt: "auto" });
+    }
   });
 
   it("without $SVC_HOME, the home is the per-user data directory", () => {
@@ -70,6 +81,15 @@ describe("parseSvcArgs", () => {
       command: "kt verify",
       address: "bob",
     });
+    for (const command of ["safety-number", "trust"]) {
+      expect(parseSvcArgs([command, "Bob:1", "--json"], env)).toMatchObject({
+        command,
+        address: "Bob:1",
+        json: true,
+      });
+      expect(() => parseSvcArgs([command], env)).toThrow(`svc ${command} takes <address>`);
+    }
+    expect(commandUsage("trust")).toMatch(/6 the peer's identity keys changed/);
     expect(parseSvcArgs(["send", "bob", "--", "-1 degrees"], env)).toMatchObject({
       text: "-1 degrees",
     });

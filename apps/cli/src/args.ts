@@ -5,14 +5,18 @@ import { defaultHome, type HomeEnv } from "./home.js";
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
-             2 usage error, 3 key-transparency verification failed, 4 listen timed out,
-             5 no identity in the home (run init first), or init over an existing identity`;
+             2 usage error, 3 key-transparency verification failed (or the server has no log),
+             4 listen timed out, 5 no identity in the home (run init first), or init over an
+             existing identity, 6 the peer's identity keys changed (check, then svc trust)`;
 
 const OPTIONS = `options (before or after the command):
   --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})
   --home <dir>    the key store directory (default: $SVC_HOME, else $XDG_DATA_HOME/svc or
                   ~/.local/share/svc; %APPDATA%\\svc on Windows)
   --json          one JSON object per line on stdout, errors as {"error","message"} on stderr
+  --no-kt         accept a server without a key-transparency log (its keys are then trusted on
+                  first use only); by default such a server is refused (exit 3). A server with a
+                  log is verified all the same, and so is one whose log the home has pinned
   -h, --help      this help; svc <command> --help for one command's`;
 
 export const USAGE = `usage: svc [options] <command> [<args>]
@@ -27,12 +31,22 @@ commands:
                             print messages as they arrive, queued ones first, and acknowledge them
   keys status               one-time prekeys on the server and here, signed prekey id
   kt verify <address>       check an address's keys against the key-transparency log
+  safety-number <address>   the number to compare with <address> (in person, by phone)
+  trust <address>           accept the identity keys the directory now has for <address>
 
 ${OPTIONS}
 
 ${EXIT_STATUS}`;
 
-export type CommandName = "init" | "whoami" | "send" | "listen" | "keys status" | "kt verify";
+export type CommandName =
+  | "init"
+  | "whoami"
+  | "send"
+  | "listen"
+  | "keys status"
+  | "kt verify"
+  | "safety-number"
+  | "trust";
 
 const COMMAND_USAGE: Record<CommandName, string> = {
   init: `usage: svc init --address <address> [options]
@@ -60,6 +74,24 @@ Prints the address, the one-time prekeys left on the server and held here, and t
 
 Fetches <address>'s prekey bundle and verifies its key-transparency proof against the log's signed
 tree head; prints the tree size, the leaf index and the verified keys. Exit 3 when the proof fails.`,
+  "safety-number": `usage: svc safety-number <address> [options]
+
+Prints the safety number of this home and <address>: 60 digits computed from both identities'
+keys and addresses, the same on both sides (docs/protocol.md §16). Compare it with <address> in
+person or on a call: equal numbers mean nobody stands between you. Uses the keys trusted here
+and fetches nothing (no one-time prekey of <address> is used up); fails when none are known
+yet (after a first message, or svc trust <address>, they are). When other keys were seen and not
+trusted yet, prints their number too. --json: {"address","safetyNumber","fingerprint",
+"ownFingerprint"} and "changed": {"safetyNumber","fingerprint"} when other keys were seen.`,
+  trust: `usage: svc trust <address> [options]
+
+Accepts the identity keys the directory (KT-verified) now has for <address>, after send refused
+them with exit 6 (IDENTITY_CHANGED): the next message starts a new session under them, from the
+bundle fetched when the change was seen (no further one-time prekey is used up). For an address
+never seen before, fetches its keys (one bundle, kept for the first message) so that the safety
+number can be compared first. Check the new keys first: svc safety-number <address> shows their
+number. Prints the old and the new fingerprint; --json: {"address","changed",
+"previousFingerprint","fingerprint"}.`,
 };
 
 /** The full help of a command: its own text, then the options and exit codes they all share. */
@@ -71,6 +103,8 @@ export interface GlobalArgs {
   server: string;
   home: string;
   json: boolean;
+  /** The client's kt option: "auto" with --no-kt, else "require". */
+  kt: "require" | "auto";
 }
 
 export type CommandArgs =
@@ -79,7 +113,7 @@ export type CommandArgs =
   | { command: "send"; to: string; text: string }
   | { command: "listen"; count: number | undefined; timeoutMs: number | undefined }
   | { command: "keys status" }
-  | { command: "kt verify"; address: string };
+  | { command: "kt verify" | "safety-number" | "trust"; address: string };
 
 export type SvcArgs = { command: "help"; text: string } | (GlobalArgs & CommandArgs);
 
@@ -105,12 +139,15 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   listen: ["count", "timeout"],
   "keys status": [],
   "kt verify": [],
+  "safety-number": [],
+  trust: [],
 };
 
 const OPTION_SPEC = {
   server: { type: "string" },
   home: { type: "string" },
   json: { type: "boolean" },
+  "no-kt": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   address: { type: "string" },
   count: { type: "string" },
@@ -160,6 +197,8 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
         timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout),
       };
     case "kt verify":
+    case "safety-number":
+    case "trust":
       expectOperands(["address"]);
       return { ...global, command, address: address(operands[0] as string, "<address>", command) };
     default:
@@ -168,7 +207,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
   }
 }
 
-const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "help"];
+const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "no-kt", "help"];
 
 /** Each command by its first word; the second word of a two-word command. */
 const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
@@ -178,6 +217,8 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["listen", { command: "listen" }],
   ["keys", { command: "keys status", second: "status" }],
   ["kt", { command: "kt verify", second: "verify" }],
+  ["safety-number", { command: "safety-number" }],
+  ["trust", { command: "trust" }],
 ]);
 
 function parseOptions(argv: readonly string[]) {
@@ -202,7 +243,7 @@ function splitCommand(positionals: string[]): [CommandName, string[]] {
 }
 
 function globalArgs(
-  values: { server?: string; home?: string; json?: boolean },
+  values: { server?: string; home?: string; json?: boolean; "no-kt"?: boolean },
   env: ArgsEnv,
   command: CommandName,
 ): GlobalArgs {
@@ -214,11 +255,16 @@ function globalArgs(
 }
 
 /**
- * --server, --home and --json with their defaults from the environment, as svc and its companion
- * tools (svc-transfer) read them; throws an Error that says what is wrong.
+ * --server, --home, --json and --no-kt with their defaults from the environment, as svc and its
+ * companion tools (svc-transfer) read them; throws an Error that says what is wrong.
  */
 export function resolveGlobalOptions(
-  values: { server?: string | undefined; home?: string | undefined; json?: boolean | undefined },
+  values: {
+    server?: string | undefined;
+    home?: string | undefined;
+    json?: boolean | undefined;
+    "no-kt"?: boolean | undefined;
+  },
   env: ArgsEnv,
 ): GlobalArgs {
   const server = values.server ?? (env.SVC_SERVER || DEFAULT_SERVER);
@@ -228,7 +274,12 @@ export function resolveGlobalOptions(
   }
   const home = values.home ?? defaultHome(env);
   if (home === "") throw new Error("--home must not be empty");
-  return { server: server.replace(/\/+$/, ""), home, json: values.json ?? false };
+  return {
+    server: server.replace(/\/+$/, ""),
+    home,
+    json: values.json ?? false,
+    kt: values["no-kt"] ? "auto" : "require",
+  };
 }
 
 function address(raw: string, what: string, command: CommandName): string {

@@ -10,4 +10,6 @@ export const EXIT = {
   timeout: 4,
   /** No identity in the home, or init over an existing one. */
   identity: 5,
+  /** A peer's identity keys are not the ones trusted here (IDENTITY_CHANGED): svc trust decides. */
+  identityChanged: 6,
 } as const;

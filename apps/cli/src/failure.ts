@@ -42,9 +42,28 @@ function clientFailure(error: ClientError, server: string, home: string): Failur
       );
     case "NO_IDENTITY":
       return failure(EXIT.identity, `${home} holds no identity; run svc init --address <address>`);
+    case "IDENTITY_CHANGED": {
+      const address = error.identityChange?.address ?? "<address>";
+      return {
+        ...failure(
+          EXIT.identityChanged,
+          `${error.message}. If ${address} really has new keys, compare the safety number with them (svc safety-number ${address}), then accept the keys with: svc trust ${address}`,
+        ),
+        ...(error.identityChange ? { details: { ...error.identityChange } } : {}),
+      };
+    }
+    case "PEER_UNKNOWN":
+      return failure(
+        EXIT.failure,
+        `${error.message}; svc trust ${/ of (\S+) are /.exec(error.message)?.[1] ?? "<address>"} fetches them (using up one of its one-time prekeys, kept for the first message)`,
+      );
     case "KT_VERIFICATION_FAILED":
-    case "KT_UNAVAILABLE":
       return failure(EXIT.verification, `key transparency: ${error.message}`);
+    case "KT_UNAVAILABLE":
+      return failure(
+        EXIT.verification,
+        `key transparency: ${error.message}; --no-kt accepts such a server (its keys then trusted on first use only), except for kt verify`,
+      );
     case "NETWORK":
       return failure(EXIT.failure, `cannot reach the server at ${server}: ${rootCause(error)}`);
     case "TIMEOUT":

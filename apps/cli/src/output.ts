@@ -1,4 +1,12 @@
-import type { IdentityInfo, KeysStatus, KtVerification, ReceivedMessage } from "@svc/client";
+import {
+  formatSafetyNumber,
+  type IdentityInfo,
+  type KeysStatus,
+  type KtVerification,
+  type ReceivedMessage,
+  type SafetyNumberReport,
+  type TrustResult,
+} from "@svc/client";
 
 /** One result as a command prints it: a JSON object (--json) or text for people. */
 export interface Report {
@@ -6,10 +14,12 @@ export interface Report {
   text: string;
 }
 
-/** A failure or a warning: a stable code and a sentence. */
+/** A failure or a warning: a stable code and a sentence, and members for --json. */
 export interface Problem {
   code: string;
   message: string;
+  /** More members of the --json object (IDENTITY_CHANGED: both fingerprints). */
+  details?: Record<string, unknown>;
 }
 
 const utf8 = new TextDecoder();
@@ -62,6 +72,32 @@ export function ktReport(address: string, verified: KtVerification): Report {
   };
 }
 
+export function safetyNumberReport(report: SafetyNumberReport): Report {
+  const lines = [
+    `safety number of ${report.address} and you:`,
+    formatSafetyNumber(report.safetyNumber),
+    `fingerprint of ${report.address}: ${report.fingerprint}`,
+    `your fingerprint: ${report.ownFingerprint}`,
+  ];
+  if (report.changed) {
+    lines.push(
+      `${report.address} now has other keys, not trusted yet (svc trust ${report.address} accepts them); with them the number would be:`,
+      formatSafetyNumber(report.changed.safetyNumber),
+      `their fingerprint: ${report.changed.fingerprint}`,
+    );
+  }
+  return { json: { ...report }, text: lines.join("\n") };
+}
+
+export function trustReport(result: TrustResult): Report {
+  const text = !result.changed
+    ? `${result.address}: nothing to accept, the directory has the keys trusted here (fingerprint ${result.fingerprint})`
+    : result.previousFingerprint === null
+      ? `${result.address}: trusted keys with fingerprint ${result.fingerprint}`
+      : `${result.address}: trusted the new keys: fingerprint ${result.fingerprint} (was ${result.previousFingerprint}); the next message starts a new session`;
+  return { json: { ...result }, text };
+}
+
 /** A problem on stderr: `{"error"|"warning": code, "message"}` with --json, else one sentence. */
 export function problemLine(
   kind: "error" | "warning",
@@ -70,6 +106,6 @@ export function problemLine(
   tool = "svc",
 ): string {
   return json
-    ? JSON.stringify({ [kind]: problem.code, message: problem.message })
+    ? JSON.stringify({ [kind]: problem.code, message: problem.message, ...problem.details })
     : `${tool}: ${kind}: ${problem.message}`;
 }

@@ -1,7 +1,9 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { decodeBase64 } from "@svc/canonical";
+import { formatSafetyNumber, identityFingerprint, memoryStore, SvcClient } from "@svc/client";
 import { createTestStorage, until } from "@svc/db/testing";
 import { migrations } from "@svc/prekey-server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -47,6 +49,13 @@ async function closedPort(): Promise<number> {
 
 const parse = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
+/** The fingerprint (docs/protocol.md §16) of an identity as init --json prints it. */
+const fingerprintOf = (identity: Record<string, unknown> | undefined) =>
+  identityFingerprint({
+    identitySigningKey: decodeBase64(identity?.identitySigningKey as string, 32),
+    identityDHKey: decodeBase64(identity?.identityDHKey as string, 32),
+  });
+
 describe("svc", () => {
   it("init registers an identity, stored 0600, and refuses to replace it (exit 5)", async () => {
     const { as, homeOf } = await world();
@@ -80,7 +89,14 @@ describe("svc", () => {
     expect(whoami).toMatchObject({ code: EXIT.ok, stderr: [] });
     expect(init.stdout[0]).toBe(`registered keys and inbox:\n${whoami.stdout[0]}`);
 
-    for (const argv of [["whoami"], ["send", "bob:1", "hi"], ["listen"], ["keys", "status"]]) {
+    for (const argv of [
+      ["whoami"],
+      ["send", "bob:1", "hi"],
+      ["listen"],
+      ["keys", "status"],
+      ["safety-number", "bob:1"],
+      ["trust", "bob:1"],
+    ]) {
       const none = await as("nobody", ...argv);
       expect(none, argv.join(" ")).toEqual({
         code: EXIT.identity,
@@ -93,6 +109,120 @@ describe("svc", () => {
     expect(parse((await as("nobody", "whoami", "--json")).stderr)).toEqual([
       { error: "NO_IDENTITY", message: expect.stringContaining("holds no identity") },
     ]);
+    expect((await as("nobody", "kt", "verify", "bob:1")).code).toBe(EXIT.ok);
+    // None of them made a home: only init does.
+    await expect(stat(homeOf("nobody"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("send refuses a peer's changed identity (exit 6, both fingerprints) until svc trust; safety numbers agree", async () => {
+    const { url, as, homeOf } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    const [oldBob] = parse((await as("bob", "init", "--address", "bob:1", "--json")).stdout);
+    await as("alice", "send", "bob:1", "hello");
+    expect((await as("bob", "listen", "--count", "1")).stdout).toEqual(["alice:1: hello"]);
+    const number = parse((await as("alice", "safety-number", "bob:1", "--json")).stdout)[0];
+    expect(number).toEqual({
+      address: "bob:1",
+      safetyNumber: expect.stringMatching(/^\d{60}$/),
+      fingerprint: fingerprintOf(oldBob),
+      ownFingerprint: expect.stringMatching(/^([0-9a-f]{4} ){7}[0-9a-f]{4}$/),
+    });
+    const bobsNumber = parse((await as("bob", "safety-number", "alice:1", "--json")).stdout)[0];
+    expect(bobsNumber?.safetyNumber).toBe(number?.safetyNumber);
+    const text = await as("alice", "safety-number", "bob:1");
+    expect(text.stdout[0]?.split("\n").slice(0, 4)).toEqual([
+      "safety number of bob:1 and you:",
+      ...formatSafetyNumber(number?.safetyNumber as string).split("\n"),
+    ]);
+
+    // bob starts over with new keys under the same address, and writes to alice.
+    const old = await SvcClient.open({ server: url, store: memoryStore() });
+    const state = JSON.parse(await readFile(join(homeOf("bob"), "state.json"), "utf8"));
+    const seed = decodeBase64(state.identity.signingSeed, 32);
+    await old.api.keysDelete("bob:1", seed);
+    await old.api.inboxUnregister("bob:1", seed);
+    await old.close();
+    const [newBob] = parse((await as("bob2", "init", "--address", "bob:1", "--json")).stdout);
+    await as("bob2", "send", "alice:1", "new keys");
+    const changed = `the identity keys of bob:1 changed: trusted here ${fingerprintOf(oldBob)}, now the directory has ${fingerprintOf(newBob)}`;
+    const hint =
+      "If bob:1 really has new keys, compare the safety number with them (svc safety-number bob:1), then accept the keys with: svc trust bob:1";
+    const listen = await as("alice", "listen", "--timeout", "1");
+    expect(listen.code).toBe(EXIT.timeout);
+    expect(listen.stderr[0]).toMatch(
+      /^svc: warning: envelope [0-9a-f]{64} from bob:1: a first message under other identity keys: /,
+    );
+    expect(listen.stderr[0]).toContain(changed);
+
+    const refused = await as("alice", "send", "bob:1", "are you there?");
+    expect(refused).toEqual({
+      code: EXIT.identityChanged,
+      stdout: [],
+      stderr: [`svc: error: ${changed}. ${hint}`],
+    });
+    const json = await as("alice", "send", "bob:1", "are you there?", "--json");
+    expect(json.code).toBe(EXIT.identityChanged);
+    expect(parse(json.stderr)).toEqual([
+      {
+        error: "IDENTITY_CHANGED",
+        message: `${changed}. ${hint}`,
+        address: "bob:1",
+        trustedFingerprint: fingerprintOf(oldBob),
+        newFingerprint: fingerprintOf(newBob),
+      },
+    ]);
+    const pending = parse((await as("alice", "safety-number", "bob:1", "--json")).stdout)[0];
+    expect(pending?.changed).toEqual({
+      safetyNumber: parse((await as("bob2", "safety-number", "alice:1", "--json")).stdout)[0]
+        ?.safetyNumber,
+      fingerprint: fingerprintOf(newBob),
+    });
+
+    const trust = await as("alice", "trust", "bob:1");
+    expect(trust).toEqual({
+      code: EXIT.ok,
+      stdout: [
+        `bob:1: trusted the new keys: fingerprint ${fingerprintOf(newBob)} (was ${fingerprintOf(oldBob)}); the next message starts a new session`,
+      ],
+      stderr: [],
+    });
+    expect((await as("alice", "send", "bob:1", "welcome back")).code).toBe(EXIT.ok);
+    expect((await as("bob2", "listen", "--count", "1")).stdout).toEqual(["alice:1: welcome back"]);
+    expect(parse((await as("alice", "trust", "bob:1", "--json")).stdout)).toEqual([
+      {
+        address: "bob:1",
+        changed: false,
+        previousFingerprint: fingerprintOf(newBob),
+        fingerprint: fingerprintOf(newBob),
+      },
+    ]);
+  });
+
+  it("safety-number of a peer never seen fails without fetching; send to an unregistered name hints at :1", async () => {
+    const { as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    await as("bob", "init", "--address", "bob:1");
+    const unknown = await as("alice", "safety-number", "bob:1");
+    expect(unknown).toEqual({
+      code: EXIT.failure,
+      stdout: [],
+      stderr: [
+        "svc: error: no identity keys of bob:1 are known here yet: they are learnt with the first message to or from bob:1, or by trusting bob:1; svc trust bob:1 fetches them (using up one of its one-time prekeys, kept for the first message)",
+      ],
+    });
+    expect(parse((await as("bob", "keys", "status", "--json")).stdout)[0]).toMatchObject({
+      oneTimePreKeysOnServer: 100,
+    });
+    const hinted = await as("alice", "send", "bob", "hi");
+    expect(hinted).toEqual({
+      code: EXIT.failure,
+      stdout: [],
+      stderr: [
+        "svc: error: the server refused (404 SVC_NOT_REGISTERED): bob is not registered; did you mean bob:1?",
+      ],
+    });
+    const plain = await as("alice", "send", "carol", "hi");
+    expect(plain.stderr[0]).not.toContain("did you mean");
   });
 
   it("two homes exchange messages both ways with send and listen --count --json", async () => {
@@ -246,7 +376,21 @@ describe("svc", () => {
 
     // A server without a log cannot prove anything either.
     const noKt = await startTestServer(closers, { SVC_KT: "off" });
-    await svc(noKt.url, homeOf("dave"), ["init", "--address", "dave:1"]);
+    const refused = await svc(noKt.url, homeOf("dave"), ["init", "--address", "dave:1"]);
+    expect(refused).toEqual({
+      code: EXIT.verification,
+      stdout: [],
+      stderr: [
+        `svc: error: key transparency: the server at ${noKt.url} has no key-transparency log (GET /v1/kt/log_id answered 404): its keys cannot be verified; --no-kt accepts such a server (its keys then trusted on first use only), except for kt verify`,
+      ],
+    });
+    const accepted = await svc(noKt.url, homeOf("dave"), [
+      "init",
+      "--address",
+      "dave:1",
+      "--no-kt",
+    ]);
+    expect(accepted.code).toBe(EXIT.ok);
     const unproven = await svc(noKt.url, homeOf("erin"), ["kt", "verify", "dave:1", "--json"]);
     expect(unproven.code).toBe(EXIT.verification);
     expect(parse(unproven.stderr)).toEqual([

@@ -12,8 +12,17 @@ import {
 import { EXIT } from "./exit.js";
 import { describeFailure, describeWarning } from "./failure.js";
 import { LeftForNextListen, type ListenContext, listen } from "./listen.js";
-import { identityReport, keysReport, ktReport, problemLine, sentReport } from "./output.js";
+import {
+  identityReport,
+  keysReport,
+  ktReport,
+  problemLine,
+  safetyNumberReport,
+  sentReport,
+  trustReport,
+} from "./output.js";
 import { type Progress, silentProgress } from "./progress.js";
+import { withRegistrationHint } from "./registration-hint.js";
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -51,6 +60,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     client = await SvcClient.open({
       server,
       store: fileStore(home),
+      kt: args.kt,
       ...nodeClientOptions(),
       onError: warn,
     });
@@ -89,7 +99,11 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       print(identityReport(await client.whoami()));
       break;
     case "send": {
-      const sent = client.send(args.to, utf8.encode(args.text));
+      const sent = withRegistrationHint(
+        client,
+        args.to,
+        client.send(args.to, utf8.encode(args.text)),
+      );
       print(sentReport(args.to, (await progress(`sending to ${args.to}`, sent)).msgId));
       break;
     }
@@ -101,6 +115,14 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
     case "kt verify": {
       const verified = client.verifyKt(args.address);
       print(ktReport(args.address, await progress(`verifying ${args.address}`, verified)));
+      break;
+    }
+    case "safety-number":
+      print(safetyNumberReport(await client.safetyNumber(args.address)));
+      break;
+    case "trust": {
+      const trusted = client.trust(args.address);
+      print(trustReport(await progress(`fetching the keys of ${args.address}`, trusted)));
       break;
     }
   }

@@ -32,6 +32,8 @@ export interface TransferConfig {
   /** Reverse proxies in front whose X-Forwarded-For entries are trusted (0: none). */
   trustProxy: number;
   logLevel: LogLevel;
+  /** The client's kt option: "require" (a prekey server without a KT log is refused) or "auto". */
+  kt: "require" | "auto";
 }
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1, "must not be empty"));
@@ -73,7 +75,7 @@ const EnvSchema = v.object({
  */
 export function loadTransferConfig(
   env: Record<string, string | undefined>,
-  defaults: { store: StoreKind },
+  defaults: { store: StoreKind; kt?: "require" | "auto" },
 ): TransferConfig {
   const e = loadEnv(EnvSchema, env);
   const home = e.SVC_HOME ?? defaultHome(e);
@@ -92,6 +94,7 @@ export function loadTransferConfig(
     controlPerIp: e.SVC_TRANSFER_CONTROL_PER_IP,
     trustProxy: e.SVC_TRUST_PROXY,
     logLevel: e.SVC_LOG_LEVEL,
+    kt: defaults.kt ?? "require",
   };
 }
 

@@ -74,6 +74,7 @@ export async function startReceiver(
     client = await SvcClient.open({
       server: config.server,
       store: fileStore(config.home),
+      kt: config.kt,
       ...nodeClientOptions(),
       onError: hooks.onClientError ?? ((error) => logger.warn("client", { reason: String(error) })),
     });

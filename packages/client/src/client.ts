@@ -26,6 +26,18 @@ import {
   storedIdentity,
 } from "./state.js";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
+import {
+  identityChanged,
+  recordChange,
+  refuseIfChanged,
+  type SafetyNumberReport,
+  safetyNumberReport,
+  sameKeys,
+  storedBundle,
+  type TrustResult,
+  takeUnusedBundle,
+  trustPeer,
+} from "./trust.js";
 
 /** Asked of the server on deposit; it clamps the expiry to its own limits (30 days by default). */
 export const DEPOSIT_TTL_MS = 30 * 24 * 3600_000;
@@ -190,7 +202,9 @@ export class SvcClient {
       const state = this.#requireState();
       const result = await decryptFrom(this.#inbound(), state, sender, envelope);
       if (!result.ok) {
-        throw new ClientError(result.code, `envelope from ${sender}: ${result.reason}`);
+        throw new ClientError(result.code, `envelope from ${sender}: ${result.reason}`, {
+          ...(result.identityChange ? { identityChange: result.identityChange } : {}),
+        });
       }
       await this.#persist();
       return result.plaintext;
@@ -287,6 +301,33 @@ export class SvcClient {
       identitySigningKey: bundle.identitySigningKey,
       identityDHKey: bundle.identityDHKey,
     };
+  }
+
+  /**
+   * Trusts the identity keys the directory now has for `address` (KT-verified), after send was
+   * refused with IDENTITY_CHANGED, or to learn a new peer's keys before the first message (to
+   * compare safety numbers). See trustPeer in trust.ts for what it costs and keeps.
+   */
+  trust(address: string): Promise<TrustResult> {
+    const peer = addressArgument(address, "address");
+    return this.#serial.run(async () => {
+      const state = this.#requireState();
+      const result = await trustPeer(state, peer, async () =>
+        storedBundle((await this.#verifiedBundle(peer)).json),
+      );
+      await this.#persist();
+      return result;
+    });
+  }
+
+  /**
+   * The safety number with `address` (docs/protocol.md §16) from the keys trusted here; nothing
+   * is fetched, so no one-time prekey is used up. ClientError PEER_UNKNOWN for a peer whose keys
+   * were never learnt.
+   */
+  async safetyNumber(address: string): Promise<SafetyNumberReport> {
+    const peer = addressArgument(address, "address");
+    return safetyNumberReport(this.#requireState(), peer);
   }
 
   /** Ends every subscription, saves what is pending and releases the store. */
@@ -392,13 +433,15 @@ export class SvcClient {
     if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
     return this.#serial.run(async () => {
       const state = this.#requireState();
+      refuseIfChanged(state, peer);
       const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
       if (next !== undefined) {
         state.sessions[peer] = next.sessions;
         await this.#persist();
         return next.envelope;
       }
-      const { keys } = await this.#fetchBundle(peer);
+      const unused = takeUnusedBundle(state, peer);
+      const { keys } = unused ? { keys: decodeBundle(unused) } : await this.#fetchBundle(peer);
       const started = await initiateSession(identityOf(state), keys, plaintext).catch((error) => {
         if (!(error instanceof RatchetError)) throw error;
         throw new ClientError(
@@ -413,8 +456,33 @@ export class SvcClient {
     });
   }
 
-  /** A bundle, KT-verified unless KT is off, whose identity keys are remembered for `address`. */
+  /**
+   * A bundle, KT-verified unless KT is off, whose identity keys are remembered for `address` the
+   * first time; other keys than those are IDENTITY_CHANGED (kept, with the bundle, for trust()).
+   */
   async #fetchBundle(
+    address: string,
+  ): Promise<{ keys: PreKeyBundleKeys; json: ApiAnswer<"keysBundle"> }> {
+    const fetched = await this.#verifiedBundle(address);
+    const state = this.#state;
+    if (state) {
+      const seen = {
+        identitySigningKey: fetched.json.identitySigningKey,
+        identityDHKey: fetched.json.identityDHKey,
+      };
+      const trusted = state.peers[address];
+      if (trusted === undefined) state.peers[address] = seen;
+      else if (!sameKeys(trusted, seen)) {
+        recordChange(state, address, seen, storedBundle(fetched.json));
+        await this.#persist();
+        throw identityChanged(address, trusted, seen, "now the directory has");
+      }
+    }
+    return fetched;
+  }
+
+  /** A bundle, KT-verified unless KT is off, checked to decode. */
+  async #verifiedBundle(
     address: string,
   ): Promise<{ keys: PreKeyBundleKeys; json: ApiAnswer<"keysBundle"> }> {
     const { bundle: json } = await this.#kt.fetchBundle(address);
@@ -426,19 +494,13 @@ export class SvcClient {
         cause: error,
       });
     }
-    const state = this.#state;
-    if (state) {
-      state.peers[address] = {
-        identitySigningKey: json.identitySigningKey,
-        identityDHKey: json.identityDHKey,
-      };
-    }
     return { keys, json };
   }
 
   #inbound(): InboundContext {
     return {
       identity: identityOf(this.#requireState()),
+      directoryBundle: async (address) => storedBundle((await this.#verifiedBundle(address)).json),
       peerIdentity: async (address): Promise<IdentityKeys> => {
         const known = this.#requireState().peers[address];
         if (known) {

@@ -4,7 +4,7 @@ export type ClientErrorCode =
   | "IDENTITY_EXISTS"
   /** An operation that needs an identity on a store that has none (run init first). */
   | "NO_IDENTITY"
-  /** kt: "require", or a log pinned earlier, and the server does not serve key transparency. */
+  /** kt "require" (the default), or a log pinned earlier, and the server has no KT log. */
   | "KT_UNAVAILABLE"
   /** A bundle's ktProof does not prove its keys (a lying server); `cause` is the KtVerifyError. */
   | "KT_VERIFICATION_FAILED"
@@ -12,6 +12,13 @@ export type ClientErrorCode =
   | "DECRYPT_FAILED"
   /** A first message whose sender identity keys are not the ones the directory has for `from`. */
   | "SENDER_MISMATCH"
+  /**
+   * A peer's identity keys are not the ones trusted for it (a bundle, or a first message, shows
+   * others): send is refused until trust(address); `identityChange` has both fingerprints.
+   */
+  | "IDENTITY_CHANGED"
+  /** safetyNumber() for a peer whose identity keys this client has not learnt yet. */
+  | "PEER_UNKNOWN"
   /** A server answer that is not what the protocol schema says. */
   | "BAD_RESPONSE"
   /** The server did not answer (or a bridge did not open) in time. */
@@ -25,20 +32,32 @@ export type ClientErrorCode =
   /** The key store holds something that is not a StoredState of a known version. */
   | "BAD_STATE";
 
+/** What IDENTITY_CHANGED is about: fingerprints (docs/protocol.md §16) of both identities. */
+export interface IdentityChange {
+  address: string;
+  /** The identity keys trusted for `address`. */
+  trustedFingerprint: string;
+  /** The other keys seen. */
+  newFingerprint: string;
+}
+
 /** The one error class of @svc/client besides SvcError (which stands for a server's ErrorResponse). */
 export class ClientError extends Error {
   override readonly name = "ClientError";
   readonly code: ClientErrorCode;
   /** The envelope concerned, when the error is about one. */
   readonly msgId: string | undefined;
+  /** Set on IDENTITY_CHANGED. */
+  readonly identityChange: IdentityChange | undefined;
 
   constructor(
     code: ClientErrorCode,
     message: string,
-    options: { cause?: unknown; msgId?: string } = {},
+    options: { cause?: unknown; msgId?: string; identityChange?: IdentityChange } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.msgId = options.msgId;
+    this.identityChange = options.identityChange;
   }
 }

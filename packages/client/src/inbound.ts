@@ -6,10 +6,11 @@ import {
   RatchetError,
   respondToFirstMessage,
 } from "@svc/ratchet";
-import { ClientError } from "./errors.js";
+import { ClientError, type IdentityChange } from "./errors.js";
 import { preKeyStoreOf } from "./prekeys.js";
 import { decryptOnSessions, withNewSession } from "./sessions.js";
-import type { StoredState } from "./state.js";
+import type { StoredBundle, StoredState } from "./state.js";
+import { identityChanged, recordChange, sameKeys as samePeerKeys } from "./trust.js";
 
 /** A message as handed to the application. */
 export interface ReceivedMessage {
@@ -39,6 +40,8 @@ export interface InboundContext {
   identity: Identity;
   /** The identity keys the directory has for `address` (fetched once, KT-verified, cached). */
   peerIdentity(address: string): Promise<IdentityKeys>;
+  /** `address`'s bundle fetched now (KT-verified), whatever is cached: uses up a one-time prekey. */
+  directoryBundle(address: string): Promise<StoredBundle>;
 }
 
 /** Offsets of the sender's identity keys in a prekey envelope (docs/protocol.md §11). */
@@ -77,22 +80,29 @@ async function decide(
   }
   if (state.recentlyAcked.includes(msgId)) return { kind: "ack", msgId };
 
-  const drop = (code: DecryptFailure["code"], reason: string): Outcome => ({
+  const drop = (failure: Omit<DecryptFailure, "ok">): Outcome => ({
     kind: "drop",
     msgId,
-    error: new ClientError(code, `envelope ${msgId} from ${envelope.from}: ${reason}`, { msgId }),
+    error: new ClientError(
+      failure.code,
+      `envelope ${msgId} from ${envelope.from}: ${failure.reason}`,
+      failure.identityChange ? { msgId, identityChange: failure.identityChange } : { msgId },
+    ),
   });
-  if (!isValidAddress(envelope.from)) return drop("DECRYPT_FAILED", "the sender gave no address");
+  if (!isValidAddress(envelope.from)) {
+    return drop({ code: "DECRYPT_FAILED", reason: "the sender gave no address" });
+  }
   const from = normalizeAddress(envelope.from);
   const decrypted = await decryptFrom(context, state, from, envelope.bytes);
-  if (!decrypted.ok) return drop(decrypted.code, decrypted.reason);
+  if (!decrypted.ok) return drop(decrypted);
   return deliver(state, msgId, from, envelope.receivedAt, decrypted.plaintext);
 }
 
 export interface DecryptFailure {
   ok: false;
-  code: "DECRYPT_FAILED" | "SENDER_MISMATCH";
+  code: "DECRYPT_FAILED" | "SENDER_MISMATCH" | "IDENTITY_CHANGED";
   reason: string;
+  identityChange?: IdentityChange;
 }
 
 /**
@@ -125,7 +135,29 @@ export async function decryptFrom(
     );
   }
 
-  // A first message: its sender keys must be the ones the directory has for `from`.
+  // A first message from a peer whose keys are trusted here, naming others: anyone can deposit in
+  // `from`'s name, so the directory decides. Still the trusted keys: a forgery. Others: the peer
+  // changed identity, which is refused (and remembered, so that sending to it is refused too)
+  // until trust() accepts the directory's new keys.
+  const trusted = state.peers[from];
+  if (trusted !== undefined && !samePeerKeys(trusted, senderKeysOf(bytes))) {
+    const directory = await context.directoryBundle(from);
+    if (samePeerKeys(trusted, directory)) {
+      return fail(
+        "SENDER_MISMATCH",
+        "the sender identity keys are not the directory's for this address",
+      );
+    }
+    recordChange(state, from, directory, directory);
+    const error = identityChanged(from, trusted, directory, "now the directory has");
+    return {
+      ok: false,
+      code: "IDENTITY_CHANGED",
+      reason: `a first message under other identity keys: ${error.message}; refused until they are trusted`,
+      ...(error.identityChange ? { identityChange: error.identityChange } : {}),
+    };
+  }
+  // A peer not known yet: its sender keys must be the ones the directory has for `from`.
   const expected = await context.peerIdentity(from);
   if (!sameKeys(expected, bytes)) {
     return fail(
@@ -173,6 +205,13 @@ function isPreKeyEnvelope(bytes: Uint8Array): boolean {
     bytes[0] === RATCHET_ENVELOPE_TYPE &&
     bytes[1] === PREKEY_MESSAGE_KIND
   );
+}
+
+function senderKeysOf(envelope: Uint8Array): { identitySigningKey: string; identityDHKey: string } {
+  return {
+    identitySigningKey: encodeBase64(envelope.subarray(SENDER_KEYS.signing, SENDER_KEYS.dh)),
+    identityDHKey: encodeBase64(envelope.subarray(SENDER_KEYS.dh, SENDER_KEYS.end)),
+  };
 }
 
 function sameKeys(expected: IdentityKeys, envelope: Uint8Array): boolean {

@@ -17,14 +17,25 @@ export {
   type KtVerification,
   SvcClient,
 } from "./client.js";
-export { ClientError, type ClientErrorCode } from "./errors.js";
+export { ClientError, type ClientErrorCode, type IdentityChange } from "./errors.js";
 export { MAX_RETRY_WAIT_SECONDS } from "./http.js";
 export type { ReceivedMessage } from "./inbound.js";
 export type { KtMode } from "./kt.js";
 export type { ClientOptions } from "./options.js";
 export {
+  formatSafetyNumber,
+  identityFingerprint,
+  type Party,
+  partyDigits,
+  SAFETY_NUMBER_ITERATIONS,
+  safetyNumber,
+} from "./safety-number.js";
+export {
+  type ChangedPeer,
   type KtPin,
+  type PeerKeys,
   STATE_VERSION,
+  type StoredBundle,
   type StoredPreKey,
   type StoredState,
   type UnackedMessage,
@@ -33,3 +44,4 @@ export { type KeyStore, memoryStore } from "./store.js";
 export type { SubscribeOptions, Subscription } from "./subscribe.js";
 export type { TransportName } from "./transports/transport.js";
 export type { WebSocketConstructor, WebSocketLike } from "./transports/websocket.js";
+export type { SafetyNumberReport, TrustResult } from "./trust.js";

@@ -131,3 +131,21 @@ describe("SvcClient's witnessPolicy", () => {
     await expect(lenient.verifyKt("bob:1")).resolves.toMatchObject({ leafIndex: 0 });
   });
 });
+
+describe("SvcClient's clock against the log's", () => {
+  it("refuses a tree head stamped more than 10 minutes ahead of its clock (KT_FUTURE_STH), and one within it", async () => {
+    const server = await startTestServer();
+    await member(server.url, "bob:1");
+    const slow = () => Date.now() - 11 * 60_000;
+    const behind = await testClient(server.url, { now: slow });
+    const error = await behind.verifyKt("bob:1").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ClientError);
+    expect((error as ClientError).code).toBe("KT_VERIFICATION_FAILED");
+    expect(((error as ClientError).cause as KtVerifyError).code).toBe("KT_FUTURE_STH");
+    expect((error as ClientError).message).toMatch(
+      /^the bundle of bob:1 fails key transparency \(KT_FUTURE_STH\): STH at size 1 is timestamped \d+ ms ahead of this clock \(at most 600000 allowed\)$/,
+    );
+    const onTime = await testClient(server.url, { now: () => Date.now() - 9 * 60_000 });
+    await expect(onTime.verifyKt("bob:1")).resolves.toMatchObject({ treeSize: 1 });
+  });
+});

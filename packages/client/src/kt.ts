@@ -192,9 +192,11 @@ export class KtCheck {
       if (!(error instanceof SvcError) || error.status !== 404) throw error;
       this.#absent = true;
       if (!required) return undefined;
-      throw new ClientError("KT_UNAVAILABLE", "the server does not serve key transparency", {
-        cause: error,
-      });
+      throw new ClientError(
+        "KT_UNAVAILABLE",
+        `the server at ${this.#options.server} has no key-transparency log (GET /v1/kt/log_id answered 404): its keys cannot be verified`,
+        { cause: error },
+      );
     }
   }
 

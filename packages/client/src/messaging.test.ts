@@ -220,13 +220,18 @@ describe("SvcClient messaging", () => {
     expect(verified.treeSize).toBeGreaterThan(verified.leafIndex);
   });
 
-  it('refuses a server without KT with kt "require", and works with it under "auto"', async () => {
+  it('refuses a server without KT by default ("require"), and works with it under "auto" or "off"', async () => {
     const server = await startTestServer({ SVC_KT: "off" });
-    const strict = await testClient(server.url, { kt: "require" });
-    await expect(strict.init("alice:1")).rejects.toMatchObject({ code: "KT_UNAVAILABLE" });
-    await expect(strict.whoami()).rejects.toMatchObject({ code: "NO_IDENTITY" });
-    const alice = await member(server.url, "alice:1");
-    const bob = await member(server.url, "bob:1");
+    for (const options of [{}, { kt: "require" as const }]) {
+      const strict = await testClient(server.url, options);
+      await expect(strict.init("alice:1")).rejects.toMatchObject({
+        code: "KT_UNAVAILABLE",
+        message: `the server at ${server.url} has no key-transparency log (GET /v1/kt/log_id answered 404): its keys cannot be verified`,
+      });
+      await expect(strict.whoami()).rejects.toMatchObject({ code: "NO_IDENTITY" });
+    }
+    const alice = await member(server.url, "alice:1", { kt: "auto" });
+    const bob = await member(server.url, "bob:1", { kt: "off" });
     await alice.send("bob:1", bytes("no kt here"));
     expect((await bob.receive()).map((m) => str(m.plaintext))).toEqual(["no kt here"]);
     await expect(alice.verifyKt("bob:1")).rejects.toMatchObject({ code: "KT_UNAVAILABLE" });

@@ -13,8 +13,10 @@ export interface ClientOptions {
   /** Default globalThis.WebSocket; on Node 20 pass nodeClientOptions() from @svc/client/node. */
   WebSocket?: WebSocketConstructor;
   /**
-   * "auto" (default): verify every bundle when the server has KT (GET /v1/kt/log_id answers 200),
-   * and always once a log is pinned; "require": refuse a server without KT; "off": no checks.
+   * "require" (default): refuse a server without KT (GET /v1/kt/log_id answers 404) with
+   * ClientError KT_UNAVAILABLE, and verify every bundle; "auto": verify every bundle when the
+   * server has KT, and always once a log is pinned; "off": no checks (a log pinned earlier is
+   * then ignored). Only an explicit choice trusts a directory that proves nothing.
    */
   kt?: KtMode;
   /**
@@ -65,7 +67,7 @@ export function resolveOptions(options: ClientOptions): ResolvedOptions {
   if (typeof store?.load !== "function" || typeof store.save !== "function") {
     throw new TypeError("options.store must be a KeyStore");
   }
-  const kt = options.kt ?? "auto";
+  const kt = options.kt ?? "require";
   if (!["auto", "require", "off"].includes(kt)) {
     throw new RangeError('options.kt must be "auto", "require" or "off"');
   }

@@ -31,8 +31,22 @@ export interface StoredState {
   nextOneTimePreKeyId: number;
   /** Ratchet sessions (Session.serialize(), base64) by peer address, the active one first. */
   sessions: Record<string, string[]>;
-  /** Identity keys of peers as the directory (KT-verified when the server has KT) gave them. */
-  peers: Record<string, { identitySigningKey: string; identityDHKey: string }>;
+  /**
+   * Identity keys of peers as the directory (KT-verified when the server has KT) gave them first:
+   * the keys trusted for each peer until trust() accepts others.
+   */
+  peers: Record<string, PeerKeys>;
+  /**
+   * Other identity keys the directory gave for a peer of `peers` (to a send, or when a first
+   * message named other keys): sending to that peer is refused (IDENTITY_CHANGED) until trust()
+   * accepts them; their bundle waits in `unusedBundles`. Absent in states written before.
+   */
+  changedPeers?: Record<string, ChangedPeer>;
+  /**
+   * Bundles fetched and verified but not used yet, by peer: the next session with the peer starts
+   * from it instead of fetching another (which would use up another one-time prekey).
+   */
+  unusedBundles?: Record<string, StoredBundle>;
   /** The pinned KT log and the last STH verified; null while the server was not seen with KT. */
   kt: KtPin | null;
   /** Bridge cursor: the receivedAt of the last envelope processed. */
@@ -44,6 +58,20 @@ export interface StoredState {
   unacked: Record<string, UnackedMessage>;
   /** The msgIds acknowledged last (at most RECENTLY_ACKED), so a replay is acked, not redelivered. */
   recentlyAcked: string[];
+}
+
+export interface PeerKeys {
+  identitySigningKey: string;
+  identityDHKey: string;
+}
+
+/** Keys the directory (a verified bundle) has for a peer, other than the trusted ones. */
+export type ChangedPeer = PeerKeys;
+
+/** A bundle answer without its ktProof (checked already). */
+export interface StoredBundle extends PeerKeys {
+  signedPreKey: { keyId: number; publicKey: string; signature: string };
+  oneTimePreKey?: { keyId: number; publicKey: string };
 }
 
 export interface StoredPreKey {
@@ -101,6 +129,26 @@ const StoredStateSchema = v.object({
   nextOneTimePreKeyId: count,
   sessions: v.record(v.string(), v.array(base64)),
   peers: v.record(v.string(), v.object({ identitySigningKey: base64, identityDHKey: base64 })),
+  changedPeers: v.optional(
+    v.record(
+      v.string(),
+      v.object({
+        identitySigningKey: base64,
+        identityDHKey: base64,
+      }),
+    ),
+  ),
+  unusedBundles: v.optional(
+    v.record(
+      v.string(),
+      v.object({
+        identitySigningKey: base64,
+        identityDHKey: base64,
+        signedPreKey: v.object({ keyId: count, publicKey: base64, signature: base64 }),
+        oneTimePreKey: v.optional(v.object({ keyId: count, publicKey: base64 })),
+      }),
+    ),
+  ),
   kt: v.nullable(
     v.object({
       logPublicKey: base64,
@@ -127,6 +175,8 @@ export function parseState(json: unknown): StoredState {
       oneTimePreKeys: dictionary(state.oneTimePreKeys),
       sessions: dictionary(state.sessions),
       peers: dictionary(state.peers),
+      ...(state.changedPeers ? { changedPeers: dictionary(state.changedPeers) } : {}),
+      ...(state.unusedBundles ? { unusedBundles: dictionary(state.unusedBundles) } : {}),
       unacked: dictionary(state.unacked),
     };
   }

@@ -11,6 +11,8 @@ export type KtVerifyErrorCode =
   | "KT_BAD_SIGNATURE"
   /** The STH is older than `maxStaleMs`. */
   | "KT_STALE_STH"
+  /** The STH is timestamped more than `MAX_FUTURE_SKEW_MS` (10 minutes) ahead of the clock. */
+  | "KT_FUTURE_STH"
   /** Two STHs that cannot both be views of one append-only log (a fork). */
   | "KT_FORK"
   /** The log no longer serves a tree size it has signed before (it shrank). */

@@ -59,7 +59,12 @@ export {
   memoryStore,
   type TrustedSthStore,
 } from "./store.js";
-export { DEFAULT_MAX_STALE_MS, KtVerifier, type KtVerifierOptions } from "./verifier.js";
+export {
+  DEFAULT_MAX_STALE_MS,
+  KtVerifier,
+  type KtVerifierOptions,
+  MAX_FUTURE_SKEW_MS,
+} from "./verifier.js";
 export { VRF_INDEX_LENGTH, vrfIndex } from "./vrf-index.js";
 export {
   type ParsedWitnessPolicy,

@@ -6,7 +6,7 @@ import { portableSthVerifier } from "./signature.js";
 import { type SthJson, sthToJson } from "./sth.js";
 import { localStorageStore, memoryStore } from "./store.js";
 import { FakeLog, key32 } from "./test-support/fake-log.js";
-import { KtVerifier } from "./verifier.js";
+import { KtVerifier, MAX_FUTURE_SKEW_MS } from "./verifier.js";
 
 const NOW = 1_763_780_000_000;
 
@@ -155,6 +155,24 @@ describe("KtVerifier", () => {
     });
     expect(await codeOf(onShrunk.refresh())).toBe("KT_LOG_SHRANK");
     expect(await codeOf(onShrunk.verifyBundle("alice", old))).toBe("KT_LOG_SHRANK");
+  });
+
+  it("refuses an STH stamped more than MAX_FUTURE_SKEW_MS ahead, and accepts one just within", async () => {
+    const ahead = new FakeLog(undefined, () => NOW + MAX_FUTURE_SKEW_MS + 1);
+    const error = await verifierFor(ahead)
+      .verifyBundle("alice", register(ahead, "alice", 1))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(KtVerifyError);
+    expect((error as KtVerifyError).code).toBe("KT_FUTURE_STH");
+    expect((error as KtVerifyError).message).toBe(
+      "STH at size 1 is timestamped 600001 ms ahead of this clock (at most 600000 allowed)",
+    );
+    const within = new FakeLog(undefined, () => NOW + MAX_FUTURE_SKEW_MS);
+    const store = memoryStore();
+    await expect(
+      verifierFor(within, { store }).verifyBundle("alice", register(within, "alice", 1)),
+    ).resolves.toBeDefined();
+    expect((await store.load())?.timestampMs).toBe(NOW + MAX_FUTURE_SKEW_MS);
   });
 
   it("refuses stale STHs, other logs and bad signatures", async () => {

@@ -19,6 +19,13 @@ import { checkpointSize, WitnessQuorum } from "./witness-quorum.js";
 
 export const DEFAULT_MAX_STALE_MS = 24 * 3600_000;
 
+/**
+ * How far ahead of the verifier's clock an STH's timestamp may be. Clocks differ a little; an STH
+ * further ahead was signed with a wrong clock or on purpose (kept as the trusted head, it would
+ * never go stale), and is refused as KT_FUTURE_STH.
+ */
+export const MAX_FUTURE_SKEW_MS = 10 * 60_000;
+
 export interface KtVerifierOptions {
   /** The log operator's Ed25519 public key (32 bytes), pinned out of band. */
   logPublicKey: Uint8Array;
@@ -28,7 +35,7 @@ export interface KtVerifierOptions {
   fetch?: FetchFunction;
   /** Where the last trusted STH is kept; default in memory. */
   store?: TrustedSthStore;
-  /** STHs older than this are refused; default 24 h. */
+  /** STHs older than this are refused; default 24 h. More than MAX_FUTURE_SKEW_MS ahead, too. */
   maxStaleMs?: number;
   now?: () => number;
   /** Ed25519 verification of STHs and checkpoints; default WebCrypto, else tweetnacl. */
@@ -200,6 +207,12 @@ export class KtVerifier {
     const age = this.#now() - head.timestampMs;
     if (age > this.#maxStaleMs) {
       throw new KtVerifyError("KT_STALE_STH", `STH at size ${head.treeSize} is ${age} ms old`);
+    }
+    if (-age > MAX_FUTURE_SKEW_MS) {
+      throw new KtVerifyError(
+        "KT_FUTURE_STH",
+        `STH at size ${head.treeSize} is timestamped ${-age} ms ahead of this clock (at most ${MAX_FUTURE_SKEW_MS} allowed)`,
+      );
     }
   }
 

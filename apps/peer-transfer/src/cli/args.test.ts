@@ -12,6 +12,7 @@ describe("svc-transfer arguments", () => {
       server: "http://s:1",
       home: "/h",
       json: false,
+      kt: "require",
     });
     expect(
       parseTransferArgs(
@@ -28,7 +29,12 @@ describe("svc-transfer arguments", () => {
       server: "http://s:1",
       home: "/x",
       json: true,
+      kt: "require",
     });
+    expect(
+      parseTransferArgs(["receive", "--dir", "in", "--no-kt"], env),
+      "--no-kt accepts a server without a KT log",
+    ).toMatchObject({ kt: "auto" });
     expect(
       parseTransferArgs(
         [

@@ -20,6 +20,8 @@ const OPTIONS = `options (before or after the command), shared with svc:
   --home <dir>    the key store made by svc init (default: $SVC_HOME, else the per-user
                   directory svc uses)
   --json          one JSON object per line on stdout, errors as {"error","message"} on stderr
+  --no-kt         accept a prekey server without a key-transparency log (keys then trusted on
+                  first use only); by default such a server is refused (exit 3)
   -h, --help      this help; svc-transfer <command> --help for one command's`;
 
 export const USAGE = `usage: svc-transfer [options] <command> [<args>]
@@ -87,6 +89,7 @@ const OPTION_SPEC = {
   server: { type: "string" },
   home: { type: "string" },
   json: { type: "boolean" },
+  "no-kt": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   dir: { type: "string" },
   port: { type: "string" },
@@ -96,7 +99,7 @@ const OPTION_SPEC = {
   "chunk-bytes": { type: "string" },
 } as const;
 
-const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "help"];
+const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "no-kt", "help"];
 const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   receive: ["dir", "port"],
   send: ["to", "peer", "lanes", "chunk-bytes"],

@@ -68,7 +68,7 @@ async function receive(
       SVC_TRANSFER_DIR: resolve(args.dir),
       ...(args.port === undefined ? {} : { SVC_TRANSFER_PORT: String(args.port) }),
     },
-    { store: "file" },
+    { store: "file", kt: args.kt },
   );
   const receiver = await startReceiver(config, {
     listenSettings: { port: "--port or SVC_TRANSFER_PORT", host: "SVC_TRANSFER_HOST" },

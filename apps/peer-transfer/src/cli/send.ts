@@ -52,6 +52,7 @@ export async function sendCommand(
     client = await SvcClient.open({
       server: args.server,
       store: fileStore(args.home),
+      kt: args.kt,
       ...nodeClientOptions(),
     });
     await client.whoami();

@@ -15,6 +15,8 @@ describe("fileStore", () => {
     const dir = join(await scratch(), "nested", "keys");
     const store = fileStore(dir);
     expect(await store.load()).toBeUndefined();
+    // Loading from a directory that does not exist creates nothing; the first save does.
+    await expect(stat(join(dir, ".."))).rejects.toMatchObject({ code: "ENOENT" });
     await store.save(stateOf("alice:1"));
     expect(await store.load()).toEqual(stateOf("alice:1"));
     expect((await stat(dir)).mode & 0o777).toBe(0o700);

@@ -1,4 +1,4 @@
-import { mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ClientError } from "../errors.js";
 import type { StoredState } from "../state.js";
@@ -18,7 +18,9 @@ const TEMP_SUFFIX = ".tmp";
  * A KeyStore in `<dir>/state.json` (mode 0600, `dir` created 0700). A save writes a temporary
  * file, fsyncs it, renames it over state.json and fsyncs the directory, so a crash leaves the old
  * state or the new one. The first load or save takes `<dir>/state.lock` (O_EXCL, the pid inside)
- * and keeps it until close() or the process exits: one writer at a time across processes.
+ * and keeps it until close() or the process exits: one writer at a time across processes. A load
+ * from a `dir` that does not exist finds no state and creates nothing (read-only commands leave
+ * no empty home behind); the first save creates it.
  */
 export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore {
   if (typeof dir !== "string" || dir.length === 0) throw new TypeError("dir must be a path");
@@ -50,6 +52,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore
 
   return {
     async load() {
+      if (locked === undefined && !(await exists(dir))) return undefined;
       await lock();
       let text: string;
       try {
@@ -85,6 +88,16 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore
       await release?.();
     },
   };
+}
+
+async function exists(dir: string): Promise<boolean> {
+  try {
+    await stat(dir);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
 }
 
 /** Temporary files a crash left behind mid-save: never the state, only a write that did not finish. */
