@@ -26,6 +26,7 @@ import {
   storedIdentity,
 } from "./state.js";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
+import { isTransient } from "./transient.js";
 
 /** Asked of the server on deposit; it clamps the expiry to its own limits (30 days by default). */
 export const DEPOSIT_TTL_MS = 30 * 24 * 3600_000;
@@ -390,11 +391,15 @@ export class SvcClient {
     return uploaded;
   }
 
-  /** Replenishes in the background after a batch of messages; failures are reported. */
+  /**
+   * Replenishes in the background after a batch of messages; failures are reported but for a
+   * server away (the next batch tries again).
+   */
   #afterBatch(): void {
     if (this.#closed || this.#state === undefined) return;
     this.#change(() => this.#replenish(false)).catch((error) => {
-      if (!(error instanceof ClientError && error.code === "CLOSED")) this.#report(error);
+      if (isTransient(error) || (error instanceof ClientError && error.code === "CLOSED")) return;
+      this.#report(error);
     });
   }
 

@@ -11,6 +11,7 @@ import {
   storedMessage,
 } from "./inbound.js";
 import { RECENTLY_ACKED, type StoredState } from "./state.js";
+import { isTransient } from "./transient.js";
 
 /** What the mailbox needs from its client. */
 export interface MailboxHost {
@@ -103,7 +104,9 @@ export class Mailbox {
 
   /**
    * Acks one envelope (a 404 means it was acked already), then saves that it was: if that save
-   * is lost, the ack is only sent again.
+   * is lost, the ack is only sent again. An ack that fails stays in the store and is sent again
+   * with the next drain or connect; only a refusal is reported, not a server away (that is the
+   * subscription's to say).
    */
   async ack(msgId: string): Promise<void> {
     const host = this.#host;
@@ -111,7 +114,7 @@ export class Mailbox {
       await host.api.inboxAck(host.state().address, msgId, host.signingKey());
     } catch (error) {
       if (!(error instanceof SvcError && error.code === "SVC_BLOB_NOT_FOUND")) {
-        host.report(error);
+        if (!isTransient(error)) host.report(error);
         return;
       }
     }

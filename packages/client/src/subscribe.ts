@@ -1,11 +1,11 @@
-import { type BridgeEnvelope, SvcError } from "@svc/protocol";
+import type { BridgeEnvelope } from "@svc/protocol";
 import type { SvcApi } from "./api.js";
-import { ClientError } from "./errors.js";
 import { sleep } from "./http.js";
 import type { ReceivedMessage } from "./inbound.js";
 import { type Deliver, inboundOf, type Mailbox } from "./mailbox.js";
 import type { ResolvedOptions } from "./options.js";
 import type { StoredState } from "./state.js";
+import { isRefusal, isTransient } from "./transient.js";
 import { pollTransport } from "./transports/poll.js";
 import { sseTransport } from "./transports/sse.js";
 import type { Transport, TransportContext, TransportName } from "./transports/transport.js";
@@ -200,17 +200,4 @@ async function connectFirst(
     }
   }
   return { failure: failures[0] };
-}
-
-/** A 4xx other than 429: the server will not take this subscription, retrying cannot help. */
-function isRefusal(error: unknown): boolean {
-  return error instanceof SvcError && error.status < 500 && error.status !== 429;
-}
-
-/** What a server being away (or the store busy a while) looks like: worth retrying. */
-function isTransient(error: unknown): boolean {
-  if (error instanceof SvcError) return !isRefusal(error);
-  return (
-    error instanceof ClientError && ["NETWORK", "TIMEOUT", "STORE_LOCKED"].includes(error.code)
-  );
 }
