@@ -129,6 +129,7 @@ export function subscribe(
     for (;;) {
       try {
         await host.mailbox.drain(deliver, signal);
+        failures = 0;
         return;
       } catch (error) {
         if (signal.aborted || !isTransient(error)) throw error;
