@@ -62,11 +62,11 @@ export async function chat(context: ListenContext, peer: string): Promise<number
         ),
       );
     }
-    if (!stop.signal.aborted) lines.prompt();
+    if (terminal && !stop.signal.aborted) lines.prompt();
   });
 
   context.note(`chatting with ${peer} as ${address}; Ctrl-C or Ctrl-D leaves`);
-  lines.prompt();
+  if (terminal) lines.prompt();
   const stopped = new Promise<void>((resolve) =>
     stop.signal.addEventListener("abort", () => resolve(), { once: true }),
   );
