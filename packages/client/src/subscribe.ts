@@ -150,11 +150,15 @@ export function subscribe(
         const openedAt = Date.now();
         down = false;
         options.onTransport?.(connected.name);
-        // Messages whose handler failed before are offered again on each connect.
-        await host.mailbox
-          .unfinished()
-          .then((outcomes) => host.mailbox.settle(outcomes, deliver))
-          .catch(report);
+        // Messages whose handler failed before are offered again on each connect, in turn with
+        // what the bridge delivers: one the bridge is handing over is not offered twice.
+        queue = queue.then(async () => {
+          try {
+            await host.mailbox.settle(await host.mailbox.unfinished(), deliver);
+          } catch (error) {
+            report(error);
+          }
+        });
         const reason = await connected.ended;
         await queue;
         if (signal.aborted) break;
