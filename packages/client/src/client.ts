@@ -291,10 +291,12 @@ export class SvcClient {
   async verifyKt(address: string): Promise<KtVerification> {
     const peer = addressArgument(address, "address");
     this.#checkOpen();
-    // Through a change: the proof may move the KT pin, which is saved.
-    const { bundle, evidence } = await this.#change(() =>
-      this.#kt.fetchBundle(peer, { force: true }),
-    );
+    // Through a change: the proof may move the KT pin, which is saved. Without an identity the
+    // pin stays in memory, and the store (a home that may not exist) is not touched.
+    const fetch = () => this.#kt.fetchBundle(peer, { force: true });
+    const { bundle, evidence } = await (this.#state === undefined
+      ? this.#serial.run(fetch)
+      : this.#change(fetch));
     return {
       ...(evidence as KtEvidence),
       identitySigningKey: bundle.identitySigningKey,
