@@ -70,7 +70,18 @@ describe("parseSvcArgs", () => {
       command: "listen",
       count: undefined,
       timeoutMs: undefined,
+      wait: false,
+      drain: false,
     });
+    expect(parseSvcArgs(["listen", "--wait"], env)).toMatchObject({ wait: true, drain: false });
+    expect(parseSvcArgs(["listen", "--drain"], env)).toMatchObject({ wait: false, drain: true });
+    expect(parseSvcArgs(["chat", "bob:1"], env)).toMatchObject({
+      command: "chat",
+      address: "bob:1",
+    });
+    // The message from stdin: "-", or no text (read when stdin is not a terminal).
+    expect(parseSvcArgs(["send", "bob", "-"], env)).toMatchObject({ to: "bob", text: "-" });
+    expect(parseSvcArgs(["send", "bob"], env)).toMatchObject({ to: "bob", text: undefined });
     expect(parseSvcArgs(["listen", "--count", "3", "--timeout", "1.5"], env)).toMatchObject({
       command: "listen",
       count: 3,
@@ -118,7 +129,14 @@ describe("parseSvcArgs", () => {
       [["init"], /--address is required/, "init"],
       [["init", "--address", "bad,addr"], /--address "bad,addr" is not a valid address/, "init"],
       [["init", "--address"], /--address/, "init"],
-      [["send", "bob"], /svc send takes <address> <text>/, "send"],
+      [["send"], /svc send takes <address> <text>/, "send"],
+      [["send", "bob", "hi", "there"], /svc send takes <address> <text>/, "send"],
+      [["send", "bob", ""], /the message is empty/, "send"],
+      [["chat"], /svc chat takes <address>/, "chat"],
+      [["chat", "b o b"], /<address> "b o b" is not a valid address/, "chat"],
+      [["chat", "bob", "--count", "1"], /--count is not an option of svc chat/, "chat"],
+      [["listen", "--drain", "--wait"], /--drain takes no --count, --timeout or --wait/, "listen"],
+      [["listen", "--drain", "--timeout", "3"], /--drain takes no/, "listen"],
       [["send", "b o b", "hi"], /<address> "b o b" is not a valid address/, "send"],
       [["send", "bob", "-hi"], /Unknown option '-i'/, "send"],
       [["whoami", "extra"], /svc whoami takes no arguments/, "whoami"],

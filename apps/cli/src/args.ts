@@ -26,9 +26,12 @@ An end-to-end encrypted messaging client for a svc prekey server.
 commands:
   init --address <address>  create an identity, register its keys and its inbox
   whoami                    print the address and public identity keys
-  send <address> <text>     send a text message (sets up a session on first use)
-  listen [--count <n>] [--timeout <seconds>]
+  send <address> <text|->   send a text message (sets up a session on first use); - or no
+                            text with stdin not a terminal: the message is read from stdin
+  listen [--count <n>] [--timeout <seconds>] [--wait] [--drain]
                             print messages as they arrive, queued ones first, and acknowledge them
+  chat <address>            a conversation in the terminal: lines typed are sent to <address>,
+                            messages arriving are printed above the prompt; Ctrl-C or Ctrl-D leaves
   keys status               one-time prekeys on the server and here, signed prekey id
   kt verify <address>       check an address's keys against the key-transparency log
   safety-number <address>   the number to compare with <address> (in person, by phone)
@@ -43,10 +46,14 @@ export type CommandName =
   | "whoami"
   | "send"
   | "listen"
+  | "chat"
   | "keys status"
   | "kt verify"
   | "safety-number"
   | "trust";
+
+/** The most `svc send` reads from stdin. */
+export const MAX_STDIN_BYTES = 64 * 1024;
 
 const COMMAND_USAGE: Record<CommandName, string> = {
   init: `usage: svc init --address <address> [options]
@@ -58,15 +65,30 @@ Refuses to replace an identity the home already holds (exit 5).`,
 
 Prints the home's address and its public identity keys (base64); exit 5 without an identity.`,
   send: `usage: svc send <address> <text> [options]
+       svc send <address> - [options]        (or no <text> with stdin not a terminal)
 
 Encrypts <text> (UTF-8) to <address> and deposits it in their inbox; the first message to an
-address fetches their prekey bundle and sets up a session. Put -- before a text that starts with -.`,
-  listen: `usage: svc listen [--count <n>] [--timeout <seconds>] [options]
+address fetches their prekey bundle and sets up a session. Put -- before a text that starts with -.
+With -, or without <text> when stdin is not a terminal, the message is stdin (UTF-8, at most
+${MAX_STDIN_BYTES / 1024} KiB, one final newline dropped). An empty message is a usage error (exit 2).
+Runs beside a listen or chat from the same home: the key store is locked per operation.`,
+  listen: `usage: svc listen [--count <n>] [--timeout <seconds>] [--wait] [--drain] [options]
 
 Fetches what is queued in the inbox, then subscribes for new messages; prints each decrypted
 message as it arrives ("<from>: <text>", or {"from","text","msgId"} with --json) and acknowledges it.
+When the server goes away, says "disconnected" once, retries until it is back (then
+"reconnected"), and never ends for it.
   --count <n>            exit 0 after n messages (default: run until SIGINT or SIGTERM, exit 0)
-  --timeout <seconds>    exit 4 if that much time passes first (without --count: before a signal)`,
+  --timeout <seconds>    exit 4 if that much time passes first (without --count: before a signal)
+  --wait                 a server that cannot be reached at start is waited for (without it: exit 1)
+  --drain                print what is queued, then exit 0 (alone: no --count, --timeout, --wait)`,
+  chat: `usage: svc chat <address> [options]
+
+A conversation with <address> in the terminal. Each line typed is sent to <address>; messages
+arriving are printed above the prompt ("<from>: <text>"; those from other addresses too, with
+their address, since each message shown is acknowledged) without breaking the line being typed.
+Ctrl-C or Ctrl-D leaves, exit 0. The server is waited for when it cannot be reached, and a
+listen or send may run from the same home meanwhile.`,
   "keys status": `usage: svc keys status [options]
 
 Prints the address, the one-time prekeys left on the server and held here, and the signed prekey id.`,
@@ -110,8 +132,16 @@ export interface GlobalArgs {
 export type CommandArgs =
   | { command: "init"; address: string }
   | { command: "whoami" }
-  | { command: "send"; to: string; text: string }
-  | { command: "listen"; count: number | undefined; timeoutMs: number | undefined }
+  /** `text` "-", or undefined with stdin not a terminal: the message is read from stdin. */
+  | { command: "send"; to: string; text: string | undefined }
+  | {
+      command: "listen";
+      count: number | undefined;
+      timeoutMs: number | undefined;
+      wait: boolean;
+      drain: boolean;
+    }
+  | { command: "chat"; address: string }
   | { command: "keys status" }
   | { command: "kt verify" | "safety-number" | "trust"; address: string };
 
@@ -136,7 +166,8 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   init: ["address"],
   whoami: [],
   send: [],
-  listen: ["count", "timeout"],
+  listen: ["count", "timeout", "wait", "drain"],
+  chat: [],
   "keys status": [],
   "kt verify": [],
   "safety-number": [],
@@ -152,6 +183,8 @@ const OPTION_SPEC = {
   address: { type: "string" },
   count: { type: "string" },
   timeout: { type: "string" },
+  wait: { type: "boolean" },
+  drain: { type: "boolean" },
 } as const;
 
 /** Parses `svc <argv>`; throws a UsageError saying what is wrong. */
@@ -180,22 +213,35 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
       expectOperands([]);
       if (values.address === undefined) throw new UsageError("--address is required", command);
       return { ...global, command, address: address(values.address, "--address", command) };
-    case "send":
-      expectOperands(["address", "text"]);
+    case "send": {
+      if (operands.length !== 1) expectOperands(["address", "text"]);
+      const text = operands[1];
+      if (text === "") throw new UsageError("the message is empty", command);
       return {
         ...global,
         command,
         to: address(operands[0] as string, "<address>", command),
-        text: operands[1] as string,
+        text,
       };
-    case "listen":
+    }
+    case "listen": {
       expectOperands([]);
+      const drain = values.drain ?? false;
+      if (drain && (values.count ?? values.timeout ?? values.wait) !== undefined) {
+        throw new UsageError("--drain takes no --count, --timeout or --wait", command);
+      }
       return {
         ...global,
         command,
         count: values.count === undefined ? undefined : count(values.count),
         timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout),
+        wait: values.wait ?? false,
+        drain,
       };
+    }
+    case "chat":
+      expectOperands(["address"]);
+      return { ...global, command, address: address(operands[0] as string, "<address>", command) };
     case "kt verify":
     case "safety-number":
     case "trust":
@@ -215,6 +261,7 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["whoami", { command: "whoami" }],
   ["send", { command: "send" }],
   ["listen", { command: "listen" }],
+  ["chat", { command: "chat" }],
   ["keys", { command: "keys status", second: "status" }],
   ["kt", { command: "kt verify", second: "verify" }],
   ["safety-number", { command: "safety-number" }],

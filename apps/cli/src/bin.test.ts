@@ -1,42 +1,17 @@
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createTestStorage, until } from "@svc/db/testing";
 import { migrations } from "@svc/prekey-server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "./exit.js";
+import { built, spawnSvc as spawnIn } from "./test-support/processes.js";
 import { type Closer, startTestServer, svc, tempDir } from "./test-support/server.js";
-
-const BIN = fileURLToPath(new URL("../bin/svc.js", import.meta.url));
-/** The bin runs the build (dist/), which `pnpm build` (or `pnpm svc`) makes; CI builds first. */
-const built = existsSync(fileURLToPath(new URL("../dist/cli.js", import.meta.url)));
 
 const closers: Closer[] = [];
 afterEach(async () => {
   for (const close of closers.splice(0).reverse()) await close();
 });
 
-/** `node bin/svc.js <argv>` as a shell would start it; output collected as it comes. */
-function spawnSvc(argv: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [BIN, ...argv], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const out = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  closers.push(async () => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-    await exited;
-  });
-  return { child: child as ChildProcess, out, exited };
-}
+const spawnSvc = (argv: string[], env: Record<string, string> = {}) => spawnIn(closers, argv, env);
 
 describe.skipIf(!built)("the svc binary (dist/, after pnpm build)", () => {
   beforeAll(async () => (await createTestStorage({ migrations })).close());
@@ -46,7 +21,7 @@ describe.skipIf(!built)("the svc binary (dist/, after pnpm build)", () => {
     expect(await help.exited).toBe(EXIT.ok);
     expect(help.out.stdout).toMatch(/^usage: svc \[options\] <command>[\s\S]*exit status: 0 ok/);
 
-    const usage = spawnSvc(["send", "bob:1"]);
+    const usage = spawnSvc(["send"]);
     expect(await usage.exited).toBe(EXIT.usage);
     expect(usage.out.stderr).toMatch(/^svc: svc send takes <address> <text>\n\nusage: svc send/);
 

@@ -20,6 +20,11 @@ process.exitCode = await runCli(process.argv.slice(2), {
   },
   signal: stop.signal,
   ...(spinner ? { progress: spinner.progress } : {}),
+  // Getters: process.stdin is opened only by the commands that read it.
+  get input() {
+    return process.stdin;
+  },
+  output: process.stdout,
 }).catch(crashed);
 
 /** What no command turned into an exit status: one line, never a stack trace. */

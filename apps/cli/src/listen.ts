@@ -1,4 +1,4 @@
-import type { SvcClient } from "@svc/client";
+import type { SubscribeOptions, SvcClient } from "@svc/client";
 import { EXIT } from "./exit.js";
 import { messageReport, type Problem, type Report } from "./output.js";
 import type { Progress } from "./progress.js";
@@ -12,6 +12,11 @@ export interface ListenContext {
   progress: Progress;
   /** Stops listening with exit 0 (SIGINT/SIGTERM in the real CLI). */
   signal: AbortSignal | undefined;
+  /** A client error as a code and a sentence for people. */
+  describe(error: unknown): Problem;
+  /** Standard input and output as streams (chat's terminal). */
+  input: (NodeJS.ReadableStream & { isTTY?: boolean }) | undefined;
+  output: (NodeJS.WritableStream & { isTTY?: boolean }) | undefined;
 }
 
 /**
@@ -28,9 +33,25 @@ export class LeftForNextListen extends Error {
  */
 export async function listen(
   context: ListenContext,
-  options: { count: number | undefined; timeoutMs: number | undefined },
+  options: {
+    count: number | undefined;
+    timeoutMs: number | undefined;
+    wait: boolean;
+    drain: boolean;
+  },
 ): Promise<number> {
   const { client } = context;
+  if (options.drain) {
+    const signal = context.signal;
+    const draining = client.receive({
+      onMessage: (message) => context.print(messageReport(message)),
+      ...(signal ? { signal } : {}),
+    });
+    await context.progress("fetching queued messages", draining).catch((error: unknown) => {
+      if (!signal?.aborted) throw error;
+    });
+    return EXIT.ok;
+  }
   const { address } = await client.whoami();
   const stop = new AbortController();
   let ending: "count" | "timeout" | "signal" | undefined;
@@ -42,6 +63,13 @@ export async function listen(
   let connected: () => void = () => {};
   const live = new Promise<void>((resolve) => {
     connected = resolve;
+  });
+  let unreachable: { error: unknown } | undefined;
+  const notes = connectionNotes(context, address, (error) => {
+    if (options.wait) return true;
+    unreachable = { error };
+    stop.abort();
+    return false;
   });
 
   const subscription = client.subscribe(
@@ -55,8 +83,9 @@ export async function listen(
       signal: stop.signal,
       onTransport(transport) {
         connected();
-        context.note(`listening as ${address} (${transport} bridge)`);
+        notes.onTransport(transport);
       },
+      onDisconnect: notes.onDisconnect,
     },
   );
   const stopped = new Promise<void>((resolve) =>
@@ -83,6 +112,11 @@ export async function listen(
   }
   // Waits for the last message's acknowledgement.
   await subscription.closed;
+  if (unreachable !== undefined) {
+    const { code, message } = context.describe(unreachable.error);
+    context.fail({ code, message: `${message} (svc listen --wait waits for the server)` });
+    return EXIT.failure;
+  }
   if (ending === "timeout") {
     const seconds = (options.timeoutMs as number) / 1000;
     const got = options.count === undefined ? `${received}` : `${received} of ${options.count}`;
@@ -94,4 +128,37 @@ export async function listen(
     return EXIT.timeout;
   }
   return EXIT.ok;
+}
+
+/**
+ * The status lines of a subscription (stderr, none with --json): one when it is connected, one
+ * when the server is lost and one when it is back, not one per attempt. `unreachableAtStart`
+ * decides whether a server that cannot be reached before the first connection is waited for.
+ */
+export function connectionNotes(
+  context: Pick<ListenContext, "note" | "describe">,
+  address: string,
+  unreachableAtStart: (error: unknown) => boolean,
+): Required<Pick<SubscribeOptions, "onTransport" | "onDisconnect">> {
+  let state: "starting" | "waiting" | "connected" | "disconnected" = "starting";
+  return {
+    onTransport(transport) {
+      context.note(
+        state === "disconnected"
+          ? `reconnected (${transport} bridge)`
+          : `listening as ${address} (${transport} bridge)`,
+      );
+      state = "connected";
+    },
+    onDisconnect(error) {
+      const why = context.describe(error).message;
+      if (state === "connected") {
+        context.note(`disconnected, retrying: ${why}`);
+        state = "disconnected";
+      } else if (unreachableAtStart(error)) {
+        context.note(`waiting for the server: ${why}`);
+        state = "waiting";
+      }
+    },
+  };
 }

@@ -2,6 +2,7 @@ import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { decodeBase64 } from "@svc/canonical";
 import { formatSafetyNumber, identityFingerprint, memoryStore, SvcClient } from "@svc/client";
 import { createTestStorage, until } from "@svc/db/testing";
@@ -306,14 +307,10 @@ describe("svc", () => {
     expect(listening.stderr[0]).toMatch(/^svc: listening as bob:1 \((ws|sse|poll) bridge\)$/);
     await as("alice", "send", "bob:1", "are you there?");
     await until(() => listening.stdout.length === 1, 15_000);
-    // The listening process holds bob's home: one svc at a time per home.
-    const second = await as("bob", "whoami");
-    expect(second.code).toBe(EXIT.failure);
-    expect(second.stderr).toEqual([
-      expect.stringMatching(
-        `^svc: error: the key store in ${homeOf("bob")} is in use by another svc: .*state.lock is held by process ${process.pid}`,
-      ),
-    ]);
+    // The key store is locked per operation: bob's home answers while it listens.
+    expect(await as("bob", "whoami")).toMatchObject({ code: EXIT.ok, stderr: [] });
+    expect(await as("bob", "send", "alice:1", "yes")).toMatchObject({ code: EXIT.ok, stderr: [] });
+    expect((await as("alice", "listen", "--drain")).stdout).toEqual(["bob:1: yes"]);
     stop.abort();
     expect(await listening).toMatchObject({ code: EXIT.ok, stdout: ["alice:1: are you there?"] });
   });
@@ -444,6 +441,40 @@ describe("svc", () => {
     expect(run.stderr).toEqual([
       expect.stringMatching(/^svc: error: the server refused \(404 SVC_NOT_REGISTERED\): /),
     ]);
+  });
+
+  it("send reads the message from stdin with - or when stdin is not a terminal", async () => {
+    const { url, homeOf, as } = await world();
+    await as("alice", "init", "--address", "alice:1");
+    await as("bob", "init", "--address", "bob:1");
+    const piped = (chunks: Array<string | Buffer>, isTTY = false) =>
+      Object.assign(Readable.from(chunks), { isTTY });
+    const send = (input: Readable, ...argv: string[]) =>
+      svc(url, homeOf("alice"), ["send", "bob:1", ...argv], { input });
+
+    expect((await send(piped(["line one\n", "line tw", "o\n"]), "-")).code).toBe(EXIT.ok);
+    expect((await send(piped(["héllo\r\n"]))).code).toBe(EXIT.ok);
+    expect(
+      (await as("bob", "listen", "--drain", "--json")).stdout.map((l) => JSON.parse(l).text),
+    ).toEqual(["line one\nline two", "héllo"]);
+
+    const refusals: Array<[Readable, string[], string]> = [
+      [piped([]), ["-"], "svc: the message is empty"],
+      [piped(["\n"]), [], "svc: the message is empty"],
+      [piped([Buffer.from([0x68, 0xff])]), ["-"], "svc: the message on stdin is not UTF-8"],
+      [
+        piped([Buffer.alloc(64 * 1024 + 1, 0x61)]),
+        ["-"],
+        "svc: the message on stdin is over 64 KiB",
+      ],
+      [piped(["typed"], true), [], "svc: svc send takes <address> <text>, or - to read it"],
+    ];
+    for (const [input, argv, message] of refusals) {
+      const run = await send(input, ...argv);
+      expect(run.code, message).toBe(EXIT.usage);
+      expect(run.stderr[0]).toMatch(new RegExp(`^${message}.*\n\nusage: svc send`));
+    }
+    expect((await as("bob", "listen", "--drain")).stdout).toEqual([]);
   });
 
   it("exits 2 on usage errors with the message and the usage, 0 on --help", async () => {

@@ -9,6 +9,7 @@ import {
   USAGE,
   UsageError,
 } from "./args.js";
+import { chat } from "./chat.js";
 import { EXIT } from "./exit.js";
 import { describeFailure, describeWarning } from "./failure.js";
 import { LeftForNextListen, type ListenContext, listen } from "./listen.js";
@@ -23,6 +24,7 @@ import {
 } from "./output.js";
 import { type Progress, silentProgress } from "./progress.js";
 import { withRegistrationHint } from "./registration-hint.js";
+import { readMessage } from "./stdin.js";
 
 export interface CliIo {
   stdout: (line: string) => void;
@@ -33,6 +35,10 @@ export interface CliIo {
   signal?: AbortSignal;
   /** Shown on slow work without --json: the real CLI's spinner when stderr is a terminal. */
   progress?: Progress;
+  /** Standard input: `send`'s message when read from stdin, `chat`'s lines. */
+  input?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** Standard output as a stream: the terminal `chat` keeps its prompt on. */
+  output?: NodeJS.WritableStream & { isTTY?: boolean };
 }
 
 /** `svc <argv>`; resolves to the exit status (EXIT). */
@@ -40,6 +46,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let args: SvcArgs;
   try {
     args = parseSvcArgs(argv, io.env ?? process.env);
+    if (args.command === "send") args = { ...args, text: await sendText(args.text, io.input) };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     const usage = error.command === undefined ? USAGE : commandUsage(error.command);
@@ -73,6 +80,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       fail: (problem) => io.stderr(problemLine("error", problem, json)),
       progress: json ? silentProgress : (io.progress ?? silentProgress),
       signal: io.signal,
+      describe: (error) => describeWarning(error, server, home),
+      input: io.input,
+      output: io.output,
     });
   } catch (error) {
     const failure = describeFailure(error, server, home);
@@ -102,13 +112,15 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       const sent = withRegistrationHint(
         client,
         args.to,
-        client.send(args.to, utf8.encode(args.text)),
+        client.send(args.to, utf8.encode(args.text ?? "")),
       );
       print(sentReport(args.to, (await progress(`sending to ${args.to}`, sent)).msgId));
       break;
     }
     case "listen":
       return listen(context, args);
+    case "chat":
+      return chat(context, args.address);
     case "keys status":
       print(keysReport(await progress("asking the server", client.keysStatus())));
       break;
@@ -127,4 +139,16 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
     }
   }
   return EXIT.ok;
+}
+
+/** The text to send: the argument, else stdin when it is "-" or stdin is not a terminal. */
+async function sendText(
+  text: string | undefined,
+  input: CliIo["input"],
+): Promise<string | undefined> {
+  if (text !== undefined && text !== "-") return text;
+  if (input === undefined || (text === undefined && input.isTTY)) {
+    throw new UsageError("svc send takes <address> <text>, or - to read it from stdin", "send");
+  }
+  return readMessage(input as AsyncIterable<Uint8Array>);
 }

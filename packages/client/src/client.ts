@@ -26,6 +26,7 @@ import {
   storedIdentity,
 } from "./state.js";
 import { type SubscribeOptions, type Subscription, subscribe } from "./subscribe.js";
+import { isTransient } from "./transient.js";
 import {
   identityChanged,
   recordChange,
@@ -54,6 +55,13 @@ export interface KeysStatus {
   oneTimePreKeysOnServer: number;
   oneTimePreKeysLocal: number;
   signedPreKeyId: number;
+}
+
+export interface ReceiveOptions {
+  /** Each message, in order, before it is acked. */
+  onMessage?: (message: ReceivedMessage) => void | Promise<void>;
+  /** Stops the drain between pages; what was handed over stays acked. */
+  signal?: AbortSignal;
 }
 
 export interface KtVerification {
@@ -107,7 +115,7 @@ export class SvcClient {
     });
     this.#mailbox = new Mailbox({
       api: this.api,
-      serial: this.#serial,
+      change: (task) => this.#change(task),
       state: () => this.#requireState(),
       persist: () => this.#persist(),
       inbound: () => this.#inbound(),
@@ -130,7 +138,7 @@ export class SvcClient {
    */
   init(address: string): Promise<IdentityInfo> {
     const normalized = addressArgument(address, "address");
-    return this.#serial.run(async () => {
+    return this.#change(async () => {
       this.#checkOpen();
       let state = this.#state;
       if (state !== undefined && (state.registered || state.address !== normalized)) {
@@ -198,7 +206,7 @@ export class SvcClient {
   open(from: string, envelope: Uint8Array): Promise<Uint8Array> {
     const sender = addressArgument(from, "from");
     if (!(envelope instanceof Uint8Array)) throw new TypeError("envelope must be a Uint8Array");
-    return this.#serial.run(async () => {
+    return this.#change(async () => {
       const state = this.#requireState();
       const result = await decryptFrom(this.#inbound(), state, sender, envelope);
       if (!result.ok) {
@@ -218,7 +226,7 @@ export class SvcClient {
    */
   peerIdentity(address: string): Promise<IdentityKeys> {
     const peer = addressArgument(address, "address");
-    return this.#serial.run(async () => {
+    return this.#change(async () => {
       const known = this.#requireState().peers[peer];
       const keys = await this.#inbound().peerIdentity(peer);
       if (known === undefined) await this.#persist();
@@ -234,14 +242,16 @@ export class SvcClient {
 
   /**
    * Drains the inbox: every queued envelope decrypted once, saved, and returned in receivedAt
-   * order (with any message a failed handler left behind); acked once handed over.
+   * order (with any message a failed handler left behind); acked once handed over, which is
+   * after `onMessage` resolved when it is given (a message it throws on stays unacked).
    */
-  async receive(): Promise<ReceivedMessage[]> {
+  async receive(options: ReceiveOptions = {}): Promise<ReceivedMessage[]> {
     this.#requireState();
     const messages: ReceivedMessage[] = [];
-    await this.#mailbox.drain((message) => {
+    await this.#mailbox.drain(async (message) => {
+      await options.onMessage?.(message);
       messages.push(message);
-    });
+    }, options.signal);
     this.#afterBatch();
     return messages;
   }
@@ -285,7 +295,7 @@ export class SvcClient {
 
   /** Tops the server's one-time prekeys up to `prekeys.target`; the number uploaded. */
   replenishPrekeys(): Promise<number> {
-    return this.#serial.run(() => this.#replenish(true));
+    return this.#change(() => this.#replenish(true));
   }
 
   /**
@@ -295,7 +305,12 @@ export class SvcClient {
   async verifyKt(address: string): Promise<KtVerification> {
     const peer = addressArgument(address, "address");
     this.#checkOpen();
-    const { bundle, evidence } = await this.#kt.fetchBundle(peer, { force: true });
+    // Through a change: the proof may move the KT pin, which is saved. Without an identity the
+    // pin stays in memory, and the store (a home that may not exist) is not touched.
+    const fetch = () => this.#kt.fetchBundle(peer, { force: true });
+    const { bundle, evidence } = await (this.#state === undefined
+      ? this.#serial.run(fetch)
+      : this.#change(fetch));
     return {
       ...(evidence as KtEvidence),
       identitySigningKey: bundle.identitySigningKey,
@@ -310,7 +325,7 @@ export class SvcClient {
    */
   trust(address: string): Promise<TrustResult> {
     const peer = addressArgument(address, "address");
-    return this.#serial.run(async () => {
+    return this.#change(async () => {
       const state = this.#requireState();
       const result = await trustPeer(state, peer, async () =>
         storedBundle((await this.#verifiedBundle(peer)).json),
@@ -338,7 +353,8 @@ export class SvcClient {
     await Promise.allSettled(subscriptions.map((s) => s.closed));
     await this.#serial.run(async () => {
       this.#closed = true;
-      if (this.#state) await this.#persist();
+      // A store with transactions was saved at the end of each change.
+      if (this.#state && this.#options.store.transaction === undefined) await this.#persist();
     });
     await this.#options.store.close?.();
   }
@@ -418,20 +434,22 @@ export class SvcClient {
     return uploaded;
   }
 
-  /** Replenishes in the background after a batch of messages; failures are reported. */
+  /**
+   * Replenishes in the background after a batch of messages; failures are reported but for a
+   * server away (the next batch tries again).
+   */
   #afterBatch(): void {
     if (this.#closed || this.#state === undefined) return;
-    this.#serial
-      .run(() => this.#replenish(false))
-      .catch((error) => {
-        if (!(error instanceof ClientError && error.code === "CLOSED")) this.#report(error);
-      });
+    this.#change(() => this.#replenish(false)).catch((error) => {
+      if (isTransient(error) || (error instanceof ClientError && error.code === "CLOSED")) return;
+      this.#report(error);
+    });
   }
 
   /** The next envelope for `peer`, starting a session from its bundle on first use; saved. */
   #seal(peer: string, plaintext: Uint8Array): Promise<Uint8Array> {
     if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
-    return this.#serial.run(async () => {
+    return this.#change(async () => {
       const state = this.#requireState();
       refuseIfChanged(state, peer);
       const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
@@ -513,6 +531,29 @@ export class SvcClient {
         return { identitySigningKey, identityDHKey };
       },
     };
+  }
+
+  /**
+   * Runs one change of the state, after the changes asked before it. With a store that has
+   * transactions, the change runs inside one, on the state loaded afresh (another client or
+   * process may have changed it), and whatever it saved is on disk before the store is let go.
+   */
+  #change<T>(task: () => Promise<T>): Promise<T> {
+    const { store } = this.#options;
+    if (store.transaction === undefined) return this.#serial.run(task);
+    const transaction = store.transaction.bind(store);
+    return this.#serial.run(() =>
+      transaction(async () => {
+        this.#checkOpen();
+        const loaded = await store.load();
+        this.#state = loaded === undefined ? undefined : parseState(loaded);
+        try {
+          return await task();
+        } finally {
+          await this.#saves;
+        }
+      }),
+    );
   }
 
   /**

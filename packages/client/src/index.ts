@@ -15,6 +15,7 @@ export {
   type IdentityInfo,
   type KeysStatus,
   type KtVerification,
+  type ReceiveOptions,
   SvcClient,
 } from "./client.js";
 export { ClientError, type ClientErrorCode, type IdentityChange } from "./errors.js";

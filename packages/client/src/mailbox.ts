@@ -10,13 +10,17 @@ import {
   type ReceivedMessage,
   storedMessage,
 } from "./inbound.js";
-import type { Serial } from "./serial.js";
 import { RECENTLY_ACKED, type StoredState } from "./state.js";
+import { isTransient } from "./transient.js";
 
 /** What the mailbox needs from its client. */
 export interface MailboxHost {
   api: SvcApi;
-  serial: Serial;
+  /**
+   * Runs one change of the state, one at a time: on the latest state (another process sharing
+   * the store may have written it), saved before the next change starts.
+   */
+  change<T>(task: () => Promise<T>): Promise<T>;
   /** The state; throws NO_IDENTITY without one. */
   state(): StoredState;
   /** Saves the state as it is now (writes are queued in order). */
@@ -46,7 +50,7 @@ export class Mailbox {
   /** Decrypts (or recognizes) envelopes in order and saves once; transient failures are reported and skipped. */
   process(envelopes: InboundEnvelope[]): Promise<Outcome[]> {
     const host = this.#host;
-    return host.serial.run(async () => {
+    return host.change(async () => {
       const state = host.state();
       const oneTimePreKeys = Object.keys(state.oneTimePreKeys).length;
       const outcomes: Outcome[] = [];
@@ -88,7 +92,7 @@ export class Mailbox {
   /** Drops the plaintexts of messages handed over, so that they are never handed over again. */
   markHandedOver(msgIds: string[]): Promise<void> {
     const host = this.#host;
-    return host.serial.run(async () => {
+    return host.change(async () => {
       const state = host.state();
       for (const msgId of msgIds) {
         const entry = state.unacked[msgId];
@@ -99,29 +103,38 @@ export class Mailbox {
   }
 
   /**
-   * Acks one envelope (a 404 means it was acked already). The bookkeeping that follows is saved
-   * with the next write: if it is lost, the ack is only sent again.
+   * Acks one envelope (a 404 means it was acked already), then saves that it was: if that save
+   * is lost, the ack is only sent again. An ack that fails stays in the store and is sent again
+   * with the next drain or connect; only a refusal is reported, not a server away (that is the
+   * subscription's to say).
    */
   async ack(msgId: string): Promise<void> {
     const host = this.#host;
-    const state = host.state();
     try {
-      await host.api.inboxAck(state.address, msgId, host.signingKey());
+      await host.api.inboxAck(host.state().address, msgId, host.signingKey());
     } catch (error) {
       if (!(error instanceof SvcError && error.code === "SVC_BLOB_NOT_FOUND")) {
-        host.report(error);
+        if (!isTransient(error)) host.report(error);
         return;
       }
     }
-    delete state.unacked[msgId];
-    if (!state.recentlyAcked.includes(msgId)) {
-      state.recentlyAcked.push(msgId);
-      state.recentlyAcked.splice(0, state.recentlyAcked.length - RECENTLY_ACKED);
-    }
+    await host.change(async () => {
+      const state = host.state();
+      delete state.unacked[msgId];
+      if (!state.recentlyAcked.includes(msgId)) {
+        state.recentlyAcked.push(msgId);
+        state.recentlyAcked.splice(0, state.recentlyAcked.length - RECENTLY_ACKED);
+      }
+      await host.persist();
+    });
   }
 
   /** What the store holds from before: messages not handed over yet, and acks not sent yet. */
-  unfinished(): Outcome[] {
+  unfinished(): Promise<Outcome[]> {
+    return this.#host.change(async () => this.#unfinishedNow());
+  }
+
+  #unfinishedNow(): Outcome[] {
     const state = this.#host.state();
     return Object.entries(state.unacked)
       .sort(([, a], [, b]) => a.receivedAt - b.receivedAt)
@@ -144,7 +157,7 @@ export class Mailbox {
    */
   async drain(deliver: Deliver, signal?: AbortSignal): Promise<void> {
     const host = this.#host;
-    await this.settle(this.unfinished(), deliver);
+    await this.settle(await this.unfinished(), deliver);
     let since = 0;
     for (;;) {
       signal?.throwIfAborted();

@@ -250,7 +250,8 @@ describe("SvcClient messaging", () => {
     const alice = await member(server.url, "alice:1");
     await alice.send("bob:1", bytes("once"));
     expect((await bob.receive()).map((m) => str(m.plaintext))).toEqual(["once"]);
-    expect(bob.errors.map((e) => (e as ClientError).code)).toEqual(["NETWORK"]);
+    // A server away is not reported for an ack: it is sent again with the next drain or connect.
+    expect(bob.errors).toEqual([]);
     await bob.close();
 
     acks = "work";

@@ -236,6 +236,60 @@ describe("SvcClient.subscribe", () => {
     expect(bob.errors).toEqual([]);
   });
 
+  it("rides out a server away: one onDisconnect per outage, quiet retries, onTransport once back", async () => {
+    const server = await startTestServer();
+    const alice = await member(server.url, "alice:1");
+    let down = false;
+    const sockets: WebSocket[] = [];
+    // Away: every request refused and every WebSocket failing, as with the server stopped.
+    class SwitchedWebSocket extends WebSocket {
+      constructor(url: string) {
+        super(down ? "ws://127.0.0.1:1/" : url);
+        sockets.push(this);
+      }
+    }
+    const switched = hookedFetch(async (_request, forward) => {
+      if (down) throw new TypeError("fetch failed: connection refused");
+      return forward();
+    });
+    const bob = await member(server.url, "bob:1", {
+      WebSocket: SwitchedWebSocket,
+      fetch: switched,
+    });
+    await sendAll(alice, "bob:1", ["queued"]);
+
+    down = true;
+    const seen = recorder();
+    const disconnects: unknown[] = [];
+    const subscription = bob.subscribe(seen.onMessage, {
+      onTransport: seen.onTransport,
+      onDisconnect: (error) => disconnects.push(error),
+    });
+    // The first drain fails, and again after each backoff (250, 500, 1000 ms): said once.
+    await until(() => disconnects.length === 1);
+    await delay(2000);
+    expect(disconnects).toHaveLength(1);
+    expect(disconnects[0]).toMatchObject({ code: "NETWORK" });
+    down = false;
+    await until(() => seen.transports.length === 1 && seen.messages.length === 1);
+
+    down = true;
+    for (const socket of sockets) socket.terminate();
+    await until(() => disconnects.length === 2);
+    await delay(1500);
+    down = false;
+    await until(() => seen.transports.length === 2);
+    await sendAll(alice, "bob:1", ["after"]);
+    await until(() => seen.messages.length === 2);
+    subscription.close();
+    await subscription.closed;
+    expect(disconnects).toHaveLength(2);
+    expect(seen.transports).toEqual(["ws", "ws"]);
+    expect(seen.messages).toEqual(["alice:1 queued", "alice:1 after"]);
+    // Connection failures went to onDisconnect, none to onError.
+    expect(bob.errors).toEqual([]);
+  });
+
   it("rejects `closed` when the server refuses the bridge (inbox unregistered)", async () => {
     const server = await startTestServer();
     const bob = await member(server.url, "bob:1");

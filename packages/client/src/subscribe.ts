@@ -1,10 +1,11 @@
-import { type BridgeEnvelope, SvcError } from "@svc/protocol";
+import type { BridgeEnvelope } from "@svc/protocol";
 import type { SvcApi } from "./api.js";
 import { sleep } from "./http.js";
 import type { ReceivedMessage } from "./inbound.js";
 import { type Deliver, inboundOf, type Mailbox } from "./mailbox.js";
 import type { ResolvedOptions } from "./options.js";
 import type { StoredState } from "./state.js";
+import { isRefusal, isTransient } from "./transient.js";
 import { pollTransport } from "./transports/poll.js";
 import { sseTransport } from "./transports/sse.js";
 import type { Transport, TransportContext, TransportName } from "./transports/transport.js";
@@ -16,6 +17,12 @@ export interface SubscribeOptions {
   signal?: AbortSignal;
   /** Called each time a bridge is connected, with the transport that connected. */
   onTransport?: (transport: TransportName) => void;
+  /**
+   * Called once when the server is lost (a bridge dropped, or the first drain or connect
+   * failed), with why; the subscription keeps retrying, quietly, until `onTransport` says it is
+   * back. Without it, that failure goes to onError.
+   */
+  onDisconnect?: (error: unknown) => void;
   /** Overrides the client's onError for this subscription. */
   onError?: (error: unknown) => void;
 }
@@ -106,27 +113,62 @@ export function subscribe(
     signal,
   };
 
+  // Set from the first failure of an outage until a bridge connects again: the failures between
+  // are the same outage and are not reported again.
+  let down = false;
+  const lost = (error: unknown) => {
+    if (down || signal.aborted) return;
+    down = true;
+    (options.onDisconnect ?? report)(error);
+  };
+  let failures = 0;
+  const backoff = () => sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** (failures - 1)), signal);
+
+  /** The first drain, retried like a connection until it goes through once. */
+  async function drainOnce(): Promise<void> {
+    for (;;) {
+      try {
+        await host.mailbox.drain(deliver, signal);
+        failures = 0;
+        return;
+      } catch (error) {
+        if (signal.aborted || !isTransient(error)) throw error;
+        lost(error);
+      }
+      failures++;
+      await backoff();
+    }
+  }
+
   async function run(): Promise<void> {
-    await host.mailbox.drain(deliver, signal);
+    await drainOnce();
     host.afterBatch();
     since = host.state().cursor;
-    let failures = 0;
     while (!signal.aborted) {
-      const connected = await connectFirst(names, context, report);
-      if (connected !== undefined) {
+      const connected = await connectFirst(names, context, report, down);
+      if ("name" in connected) {
         const openedAt = Date.now();
+        down = false;
         options.onTransport?.(connected.name);
-        // Messages whose handler failed before are offered again on each connect.
-        await host.mailbox.settle(host.mailbox.unfinished(), deliver);
+        // Messages whose handler failed before are offered again on each connect, in turn with
+        // what the bridge delivers: one the bridge is handing over is not offered twice.
+        queue = queue.then(async () => {
+          try {
+            await host.mailbox.settle(await host.mailbox.unfinished(), deliver);
+          } catch (error) {
+            report(error);
+          }
+        });
         const reason = await connected.ended;
         await queue;
         if (signal.aborted) break;
-        if (reason !== undefined) report(reason);
+        if (reason !== undefined) lost(reason);
         failures = Date.now() - openedAt >= STABLE_MS ? 0 : failures + 1;
       } else {
+        if (connected.failure !== undefined) lost(connected.failure);
         failures++;
       }
-      if (failures > 0) await sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** (failures - 1)), signal);
+      if (failures > 0) await backoff();
     }
   }
 
@@ -138,22 +180,29 @@ export function subscribe(
   return { close: () => controller.abort(), closed };
 }
 
-/** The first transport that connects; a refusal (4xx but 429) is thrown, other failures reported. */
+/**
+ * The first transport that connects, or the first failure when none does; a refusal is thrown.
+ * Failures of transports tried before one that connects are reported, unless `quiet` (during an
+ * outage, which the connection ends).
+ */
 async function connectFirst(
   names: TransportName[],
   context: TransportContext,
   report: (error: unknown) => void,
-): Promise<{ name: TransportName; ended: Promise<unknown> } | undefined> {
+  quiet: boolean,
+): Promise<{ name: TransportName; ended: Promise<unknown> } | { failure: unknown }> {
+  const failures: unknown[] = [];
   for (const name of names) {
-    if (context.signal.aborted) return undefined;
+    if (context.signal.aborted) return { failure: undefined };
     try {
       const connection = await TRANSPORTS[name](context);
+      if (!quiet) for (const failure of failures) report(failure);
       return { name, ended: connection.ended };
     } catch (error) {
-      if (context.signal.aborted) return undefined;
-      if (error instanceof SvcError && error.status < 500 && error.status !== 429) throw error;
-      report(error);
+      if (context.signal.aborted) return { failure: undefined };
+      if (isRefusal(error)) throw error;
+      failures.push(error);
     }
   }
-  return undefined;
+  return { failure: failures[0] };
 }

@@ -30,6 +30,36 @@ export async function startTestServer(
 }
 
 /**
+ * A real prekey server that can be stopped and started again on the same port, database and data
+ * directory, as an operator restarting it would; `url` is known before it first starts.
+ */
+export async function startRestartableServer(
+  closers: Closer[],
+): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void> }> {
+  const storage = await createTestStorage({ migrations });
+  closers.push(() => storage.close());
+  const dataDir = await tempDir(closers, "svc-cli-server-");
+  const env = { SVC_LOG_LEVEL: "silent", SVC_DATA_DIR: dataDir };
+  let running = await startServer(loadConfig({ ...env, SVC_PORT: "0" }), { storage });
+  const port = String(running.port);
+  let stopped = false;
+  closers.push(async () => {
+    if (!stopped) await running.stop();
+  });
+  return {
+    url: running.url,
+    async stop() {
+      stopped = true;
+      await running.stop();
+    },
+    async start() {
+      running = await startServer(loadConfig({ ...env, SVC_PORT: port }), { storage });
+      stopped = false;
+    },
+  };
+}
+
+/**
  * A server that lies: it relays plain requests to `upstream` but answers every prekey bundle with
  * another identity DH key, which the bundle's key-transparency proof does not cover.
  */

@@ -11,7 +11,7 @@ const LOCK_WAIT_MS = 3000;
  * disk, and a reload or a crash finds either the previous state or this one, never a mix. One
  * writer at a time: the store holds a Web Lock on its address until close() or the page goes.
  */
-export function idbStore(address: string): Required<KeyStore> {
+export function idbStore(address: string): Required<Omit<KeyStore, "transaction">> {
   const opened = Promise.all([openDatabase(), holdLock(`${DATABASE}:${address}`)]);
   return {
     async load() {

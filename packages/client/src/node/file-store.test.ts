@@ -29,41 +29,47 @@ describe("fileStore", () => {
     const dir = await scratch();
     const first = fileStore(dir);
     await first.save(stateOf("alice:1"));
-    await first.close?.();
     // What a crash between write and rename leaves: a partial temp file beside the intact state.
     await writeFile(join(dir, "state.json.4242.7.tmp"), '{"version":1,"addr');
     const second = fileStore(dir);
     expect(await second.load()).toEqual(stateOf("alice:1"));
-    expect((await readdir(dir)).sort()).toEqual(["state.json", "state.lock"]);
+    expect((await readdir(dir)).sort()).toEqual(["state.json"]);
     await second.save(stateOf("alice:2"));
     expect(JSON.parse(await readFile(join(dir, "state.json"), "utf8"))).toEqual(stateOf("alice:2"));
-    await second.close?.();
   });
 
-  it("refuses a second writer while the first holds the store, and lets it in once closed", async () => {
+  it("locks per operation: stores on one directory take turns and see each other's saves", async () => {
     const dir = await scratch();
     const first = fileStore(dir);
-    await first.save(stateOf("alice:1"));
     const second = fileStore(dir);
-    const refusal = await second.load().catch((error: unknown) => error);
-    expect(refusal).toBeInstanceOf(ClientError);
-    expect(refusal).toMatchObject({ code: "STORE_LOCKED" });
-    await expect(second.save(stateOf("mallory:1"))).rejects.toMatchObject({ code: "STORE_LOCKED" });
-    await first.close?.();
-    expect(await second.load()).toEqual(stateOf("alice:1"));
-    await second.close?.();
-  });
-
-  it("serializes a second writer that waits (lockTimeoutMs)", async () => {
-    const dir = await scratch();
-    const first = fileStore(dir);
     await first.save(stateOf("alice:1"));
-    const waiting = fileStore(dir, { lockTimeoutMs: 5000 }).load();
-    setTimeout(() => void first.close?.(), 200);
-    expect(await waiting).toEqual(stateOf("alice:1"));
+    expect(await second.load()).toEqual(stateOf("alice:1"));
+    const order: string[] = [];
+    let inside: () => void = () => undefined;
+    const entered = new Promise<void>((resolve) => {
+      inside = resolve;
+    });
+    const holding = first.transaction?.(async () => {
+      inside();
+      order.push("first in");
+      const state = await first.load();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await first.save({ ...(state as StoredState), address: "alice:2" });
+      order.push("first out");
+    });
+    await entered;
+    // Waits for the transaction (its own loads and saves do not), then reads what it saved.
+    const waiting = second.load().then((state) => {
+      order.push("second");
+      return state;
+    });
+    await holding;
+    expect(await waiting).toEqual(stateOf("alice:2"));
+    expect(order).toEqual(["first in", "first out", "second"]);
+    expect(await readdir(dir)).toEqual(["state.json"]);
   });
 
-  it("refuses a lock held by another live process and takes it over once that process is gone", async () => {
+  it("gives up on a lock held longer than lockTimeoutMs (STORE_LOCKED), and takes over a dead process's", async () => {
     const dir = await scratch();
     const lock = join(dir, "state.lock");
     const holder = spawn(process.execPath, [
@@ -71,16 +77,25 @@ describe("fileStore", () => {
       `require("fs").writeFileSync(${JSON.stringify(lock)}, process.pid + "\\n", { flag: "wx" }); console.log("held"); setTimeout(() => {}, 30000);`,
     ]);
     await new Promise((resolve) => holder.stdout.once("data", resolve));
-    const store = fileStore(dir);
-    await expect(store.load()).rejects.toMatchObject({ code: "STORE_LOCKED" });
+    const store = fileStore(dir, { lockTimeoutMs: 300 });
+    const refusal = await store.load().catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(ClientError);
+    expect(refusal).toMatchObject({ code: "STORE_LOCKED" });
+    await expect(store.save(stateOf("mallory:1"))).rejects.toMatchObject({ code: "STORE_LOCKED" });
     const exited = new Promise((resolve) => holder.once("exit", resolve));
     holder.kill("SIGKILL");
     await exited;
     // The holder died without removing its lock: its pid is gone, so the lock is stale.
     expect(await readFile(lock, "utf8")).toBe(`${holder.pid}\n`);
     expect(await store.load()).toBeUndefined();
-    expect(await readFile(lock, "utf8")).toBe(`${process.pid}\n`);
-    await store.close?.();
+    await store.save(stateOf("alice:1"));
+    expect(await readdir(dir)).toEqual(["state.json"]);
+  });
+
+  it("creates nothing to load from a directory that does not exist", async () => {
+    const dir = join(await scratch(), "absent");
+    expect(await fileStore(dir).load()).toBeUndefined();
+    await expect(stat(dir)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("reports a state file that is not JSON as BAD_STATE", async () => {

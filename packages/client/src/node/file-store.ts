@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ClientError } from "../errors.js";
@@ -6,98 +7,108 @@ import type { KeyStore } from "../store.js";
 import { acquireLock, releaseLockSync } from "./lock.js";
 
 export interface FileStoreOptions {
-  /** How long to wait for another writer to let go of the store; default 0 (refuse at once). */
+  /** How long to wait for another user of the store to let go of its lock; default 10 s. */
   lockTimeoutMs?: number;
 }
+
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
 const STATE_FILE = "state.json";
 const LOCK_FILE = "state.lock";
 const TEMP_SUFFIX = ".tmp";
 
 /**
- * A KeyStore in `<dir>/state.json` (mode 0600, `dir` created 0700). A save writes a temporary
- * file, fsyncs it, renames it over state.json and fsyncs the directory, so a crash leaves the old
- * state or the new one. The first load or save takes `<dir>/state.lock` (O_EXCL, the pid inside)
- * and keeps it until close() or the process exits: one writer at a time across processes. A load
- * from a `dir` that does not exist finds no state and creates nothing (read-only commands leave
- * no empty home behind); the first save creates it.
+ * A KeyStore in `<dir>/state.json` (mode 0600, `dir` created 0700 by the first save). A save
+ * writes a temporary file, fsyncs it, renames it over state.json and fsyncs the directory, so a
+ * crash leaves the old state or the new one. Each load, save and transaction holds
+ * `<dir>/state.lock` (O_EXCL, the pid inside) while it runs, and only then: processes sharing the
+ * directory (`svc listen` and `svc send`) take turns, a transaction's loads and saves inside it.
  */
 export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore {
   if (typeof dir !== "string" || dir.length === 0) throw new TypeError("dir must be a path");
-  const lockTimeoutMs = options.lockTimeoutMs ?? 0;
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   if (!Number.isSafeInteger(lockTimeoutMs) || lockTimeoutMs < 0) {
     throw new RangeError("options.lockTimeoutMs must be a non-negative integer");
   }
   const statePath = join(dir, STATE_FILE);
-  let locked: Promise<() => Promise<void>> | undefined;
+  const lockPath = join(dir, LOCK_FILE);
+  // The task holding the lock now, and each task's own token: its loads and saves do not take
+  // the lock again. Work a task starts and leaves running (a promise chained inside it) keeps the
+  // task's token after the lock is let go, so a token only counts while it is the holder's.
+  const holding = new AsyncLocalStorage<object>();
+  let holder: object | undefined;
+  let cleaned = false;
   let saves = 0;
 
-  function lock(): Promise<() => Promise<void>> {
-    locked ??= (async () => {
-      await mkdir(dir, { recursive: true, mode: 0o700 });
-      const release = await acquireLock(join(dir, LOCK_FILE), lockTimeoutMs);
-      process.once("exit", releaseOnExit);
-      await removeTempFiles(dir);
-      return release;
-    })();
-    locked.catch(() => {
-      locked = undefined;
-    });
-    return locked;
+  const holdsLock = () => holder !== undefined && holding.getStore() === holder;
+  const releaseOnExit = () => releaseLockSync(lockPath);
+
+  async function locked<T>(task: () => Promise<T>): Promise<T> {
+    if (holdsLock()) return task();
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    const release = await acquireLock(lockPath, lockTimeoutMs);
+    process.once("exit", releaseOnExit);
+    try {
+      if (!cleaned) {
+        await removeTempFiles(dir);
+        cleaned = true;
+      }
+      holder = {};
+      return await holding.run(holder, task);
+    } finally {
+      holder = undefined;
+      process.removeListener("exit", releaseOnExit);
+      await release();
+    }
   }
 
-  function releaseOnExit(): void {
-    releaseLockSync(join(dir, LOCK_FILE));
+  async function read(): Promise<StoredState | undefined> {
+    let text: string;
+    try {
+      text = await readFile(statePath, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+    try {
+      return JSON.parse(text) as StoredState;
+    } catch (error) {
+      throw new ClientError("BAD_STATE", `${statePath} is not JSON`, { cause: error });
+    }
+  }
+
+  async function write(state: StoredState): Promise<void> {
+    const temp = join(dir, `${STATE_FILE}.${process.pid}.${saves++}${TEMP_SUFFIX}`);
+    const handle = await open(temp, "wx", 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(state));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, statePath);
+    await syncDirectory(dir);
   }
 
   return {
     async load() {
-      if (locked === undefined && !(await exists(dir))) return undefined;
-      await lock();
-      let text: string;
-      try {
-        text = await readFile(statePath, "utf8");
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-        throw error;
-      }
-      try {
-        return JSON.parse(text) as StoredState;
-      } catch (error) {
-        throw new ClientError("BAD_STATE", `${statePath} is not JSON`, { cause: error });
-      }
+      // Reading a home that does not exist creates nothing: there is no state to guard.
+      if (!holdsLock() && !(await exists(dir))) return undefined;
+      return locked(read);
     },
-    async save(state) {
-      await lock();
-      const temp = join(dir, `${STATE_FILE}.${process.pid}.${saves++}${TEMP_SUFFIX}`);
-      const handle = await open(temp, "wx", 0o600);
-      try {
-        await handle.writeFile(JSON.stringify(state));
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, statePath);
-      await syncDirectory(dir);
-    },
-    async close() {
-      if (locked === undefined) return;
-      const release = await locked.catch(() => undefined);
-      locked = undefined;
-      process.removeListener("exit", releaseOnExit);
-      await release?.();
-    },
+    save: (state) => locked(() => write(state)),
+    transaction: locked,
   };
 }
 
-async function exists(dir: string): Promise<boolean> {
-  try {
-    await stat(dir);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
-    throw error;
-  }
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return false;
+      throw error;
+    },
+  );
 }
 
 /** Temporary files a crash left behind mid-save: never the state, only a write that did not finish. */

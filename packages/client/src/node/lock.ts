@@ -4,7 +4,7 @@ import { ClientError } from "../errors.js";
 
 /** A lock file whose content is not a pid is stale once it is this old (a crash mid-create). */
 const UNREADABLE_STALE_MS = 5000;
-const RETRY_MS = 50;
+const RETRY_MS = 10;
 
 /**
  * An exclusive lock file holding the owner's pid, created with O_EXCL. A lock whose pid is no
@@ -23,7 +23,7 @@ export async function acquireLock(path: string, timeoutMs: number): Promise<() =
     if (Date.now() >= deadline) {
       throw new ClientError(
         "STORE_LOCKED",
-        `${path} is held by process ${owner.text || "(unknown)"}: one writer at a time`,
+        `${path} is held by process ${owner.text || "(unknown)"} for longer than ${timeoutMs} ms`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
