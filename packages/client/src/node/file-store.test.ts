@@ -98,6 +98,41 @@ describe("fileStore", () => {
     await expect(stat(dir)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
+  it("takes the lock again for work a transaction left running after it ended", async () => {
+    const dir = await scratch();
+    const store = fileStore(dir);
+    const other = fileStore(dir);
+    await store.save(stateOf("alice:1"));
+    // A promise chained inside a transaction runs in its async context once it has let go, as a
+    // background task the client starts from inside a change does.
+    let startLater: () => void = () => undefined;
+    const later = new Promise<void>((resolve) => {
+      startLater = resolve;
+    });
+    let laterSave: Promise<void> | undefined;
+    await store.transaction?.(async () => {
+      laterSave = later.then(() => store.save(stateOf("alice:3")));
+    });
+    const order: string[] = [];
+    let inside: () => void = () => undefined;
+    const entered = new Promise<void>((resolve) => {
+      inside = resolve;
+    });
+    const holding = other.transaction?.(async () => {
+      inside();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await other.save(stateOf("alice:2"));
+      order.push("other saved");
+    });
+    await entered;
+    startLater();
+    await laterSave;
+    order.push("later saved");
+    await holding;
+    expect(order).toEqual(["other saved", "later saved"]);
+    expect(await other.load()).toEqual(stateOf("alice:3"));
+  });
+
   it("reports a state file that is not JSON as BAD_STATE", async () => {
     const dir = await scratch();
     await writeFile(join(dir, "state.json"), "{not json", { mode: 0o600 });
