@@ -14,10 +14,12 @@ import {
   type MetricsRegistry,
   observeRequests,
   routeNotFound,
+  usePrivateUmask,
 } from "@svc/http";
 import {
   databaseTransferStore,
   fileTransferStore,
+  type MountedReceiver,
   mountTransferReceiver,
   type ReceivedFile,
   type TransferStore,
@@ -54,12 +56,15 @@ export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "s
 
 /**
  * The receiver for the identity in `config.home` (made by `svc init`), serving the transfer routes
- * with /health, /healthz and /metrics on config.host:config.port.
+ * with /health, /healthz and /metrics on config.host:config.port. The process's umask becomes
+ * 077: partial data, stream state and the embedded database are the user's alone, and so are
+ * the files received (0600, as their partial files were made).
  */
 export async function startReceiver(
   config: TransferConfig,
   hooks: ReceiverHooks = {},
 ): Promise<RunningReceiver> {
+  usePrivateUmask();
   const logger = createLogger(config.logLevel);
   const client = await SvcClient.open({
     server: config.server,
@@ -82,10 +87,24 @@ export async function startReceiver(
       ? databaseTransferStore({ db: storage.db })
       : fileTransferStore({ dir: stateDirOf(config.dir) });
     const metrics = createMetricsRegistry();
-    const app = receiverApp({ config, client, store, storage, metrics, logger, hooks });
-    const server: ListeningServer = await listen(app.fetch, config.host, config.port, {
-      requestTimeoutMs: CHUNK_REQUEST_TIMEOUT_MS,
+    const { app, mounted } = receiverApp({
+      config,
+      client,
+      store,
+      storage,
+      metrics,
+      logger,
+      hooks,
     });
+    let server: ListeningServer;
+    try {
+      server = await listen(app.fetch, config.host, config.port, {
+        requestTimeoutMs: CHUNK_REQUEST_TIMEOUT_MS,
+      });
+    } catch (error) {
+      mounted.close();
+      throw error;
+    }
     const opened = storage;
     return {
       url: server.url,
@@ -94,6 +113,7 @@ export async function startReceiver(
       logger,
       stop: () =>
         server.stop(async () => {
+          mounted.close();
           await opened?.close();
           await client.close();
         }),
@@ -113,7 +133,7 @@ function receiverApp(parts: {
   metrics: MetricsRegistry;
   logger: Logger;
   hooks: ReceiverHooks;
-}): Hono {
+}): { app: Hono; mounted: MountedReceiver } {
   const { config, client, store, storage, metrics, logger, hooks } = parts;
   const finished = metrics.counter("svc_transfer_files_total", "Files received whole");
   const finishedBytes = metrics.counter(
@@ -146,12 +166,16 @@ function receiverApp(parts: {
   app.get("/metrics", async (c) =>
     c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType }),
   );
-  mountTransferReceiver(app, {
+  const mounted = mountTransferReceiver(app, {
     client,
     store,
     dir: config.dir,
     maxChunkBytes: config.maxChunkBytes,
     maxStreamBytes: config.maxStreamBytes,
+    maxStreamsPerSender: config.maxStreamsPerSender,
+    maxReservedBytesPerSender: config.maxReservedBytesPerSender,
+    maxReservedBytes: config.maxReservedBytes,
+    partialTtlMs: config.partialTtlMs,
     logger,
     onFinished(file) {
       finished.inc();
@@ -167,5 +191,5 @@ function receiverApp(parts: {
   });
   app.notFound(routeNotFound);
   app.onError(errorResponder(logger));
-  return app;
+  return { app, mounted };
 }
