@@ -33,6 +33,8 @@ export async function expireIdle(receiver: Receiver): Promise<number> {
     await receiver.streams.run(streamId, async () => {
       const stream = await store.get(streamId);
       if (stream === undefined || !UNFINISHED.includes(stream.status)) {
+        // Ended or removed elsewhere (another receiver on the same database): nothing to keep.
+        await receiver.files.remove(streamId);
         receiver.budget.release(streamId);
       } else if (await store.removeIdle(streamId, idleSince)) {
         await receiver.files.remove(streamId);
