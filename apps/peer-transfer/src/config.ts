@@ -8,6 +8,13 @@ import {
   wholeNumber,
 } from "@svc/http";
 import { LIMITS } from "@svc/protocol";
+import {
+  DEFAULT_MAX_RESERVED_BYTES,
+  DEFAULT_MAX_RESERVED_BYTES_PER_SENDER,
+  DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_MAX_STREAMS_PER_SENDER,
+  DEFAULT_PARTIAL_TTL_MS,
+} from "@svc/transfer-peer";
 import * as v from "valibot";
 
 export type StoreKind = "database" | "file";
@@ -27,6 +34,13 @@ export interface TransferConfig {
   dataDir: string;
   maxChunkBytes: number;
   maxStreamBytes: number;
+  /** Unfinished streams one sender may have at once. */
+  maxStreamsPerSender: number;
+  /** Bytes the unfinished streams of one sender, and of all senders, may reserve. */
+  maxReservedBytesPerSender: number;
+  maxReservedBytes: number;
+  /** How long an unfinished stream may sit idle before it expires with its partial file. */
+  partialTtlMs: number;
   /** Control requests per minute per client IP: each may make the identity look a sender up. */
   controlPerIp: number;
   /** Reverse proxies in front whose X-Forwarded-For entries are trusted (0: none). */
@@ -37,7 +51,7 @@ export interface TransferConfig {
 }
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1, "must not be empty"));
-const GIB = 1024 ** 3;
+const bytes = (fallback: number) => wholeNumber(fallback, 1, Number.MAX_SAFE_INTEGER);
 
 const EnvSchema = v.object({
   SVC_TRANSFER_HOST: v.optional(nonEmpty, "127.0.0.1"),
@@ -57,7 +71,12 @@ const EnvSchema = v.object({
   ),
   SVC_TRANSFER_DATA_DIR: v.optional(nonEmpty),
   SVC_TRANSFER_MAX_CHUNK_BYTES: wholeNumber(LIMITS.maxChunkBytes, 1024, LIMITS.maxChunkBytes),
-  SVC_TRANSFER_MAX_STREAM_BYTES: wholeNumber(1024 * GIB, 0, Number.MAX_SAFE_INTEGER),
+  SVC_TRANSFER_MAX_STREAM_BYTES: bytes(DEFAULT_MAX_STREAM_BYTES),
+  SVC_TRANSFER_MAX_STREAMS_PER_SENDER: wholeNumber(DEFAULT_MAX_STREAMS_PER_SENDER, 1),
+  SVC_TRANSFER_MAX_RESERVED_BYTES_PER_SENDER: bytes(DEFAULT_MAX_RESERVED_BYTES_PER_SENDER),
+  SVC_TRANSFER_MAX_RESERVED_BYTES: bytes(DEFAULT_MAX_RESERVED_BYTES),
+  // At least a minute: an idle time shorter than a slow chunk takes would expire live streams.
+  SVC_TRANSFER_PARTIAL_TTL_MS: wholeNumber(DEFAULT_PARTIAL_TTL_MS, 60_000),
   SVC_TRANSFER_CONTROL_PER_IP: wholeNumber(120, 1),
   SVC_TRUST_PROXY: proxyCount(),
   SVC_LOG_LEVEL: v.optional(
@@ -91,6 +110,10 @@ export function loadTransferConfig(
     dataDir: e.SVC_TRANSFER_DATA_DIR ?? `${home}/transfer-db`,
     maxChunkBytes: e.SVC_TRANSFER_MAX_CHUNK_BYTES,
     maxStreamBytes: e.SVC_TRANSFER_MAX_STREAM_BYTES,
+    maxStreamsPerSender: e.SVC_TRANSFER_MAX_STREAMS_PER_SENDER,
+    maxReservedBytesPerSender: e.SVC_TRANSFER_MAX_RESERVED_BYTES_PER_SENDER,
+    maxReservedBytes: e.SVC_TRANSFER_MAX_RESERVED_BYTES,
+    partialTtlMs: e.SVC_TRANSFER_PARTIAL_TTL_MS,
     controlPerIp: e.SVC_TRANSFER_CONTROL_PER_IP,
     trustProxy: e.SVC_TRUST_PROXY,
     logLevel: e.SVC_LOG_LEVEL,

@@ -14,10 +14,12 @@ import {
   type MetricsRegistry,
   observeRequests,
   routeNotFound,
+  usePrivateUmask,
 } from "@svc/http";
 import {
   databaseTransferStore,
   fileTransferStore,
+  type MountedReceiver,
   mountTransferReceiver,
   type ReceivedFile,
   type TransferStore,
@@ -57,12 +59,15 @@ export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "s
 /**
  * The receiver for the identity in `config.home` (made by `svc init`), serving the transfer routes
  * with /health, /healthz and /metrics on config.host:config.port. The port is taken first: one in
- * use ends the start before the home is locked or a directory or database is made.
+ * use ends the start before the home is locked or a directory or database is made. The process's
+ * umask becomes 077: partial data, stream state and the embedded database are the user's alone,
+ * and so are the files received (0600, as their partial files were made).
  */
 export async function startReceiver(
   config: TransferConfig,
   hooks: ReceiverHooks = {},
 ): Promise<RunningReceiver> {
+  usePrivateUmask();
   const logger = createLogger(config.logLevel);
   const port = await bindPort(config.host, config.port, {
     requestTimeoutMs: CHUNK_REQUEST_TIMEOUT_MS,
@@ -91,7 +96,7 @@ export async function startReceiver(
       ? databaseTransferStore({ db: storage.db })
       : fileTransferStore({ dir: stateDirOf(config.dir) });
     const metrics = createMetricsRegistry();
-    const app = receiverApp({ config, client, store, storage, metrics, logger, hooks });
+    const { app, mounted } = receiverApp({ config, client, store, storage, metrics, logger, hooks });
     const server = port.serve(app.fetch);
     const opened = storage;
     const identity = client;
@@ -102,6 +107,7 @@ export async function startReceiver(
       logger,
       stop: () =>
         server.stop(async () => {
+          mounted.close();
           await opened?.close();
           await identity.close();
         }),
@@ -122,7 +128,7 @@ function receiverApp(parts: {
   metrics: MetricsRegistry;
   logger: Logger;
   hooks: ReceiverHooks;
-}): Hono {
+}): { app: Hono; mounted: MountedReceiver } {
   const { config, client, store, storage, metrics, logger, hooks } = parts;
   const finished = metrics.counter("svc_transfer_files_total", "Files received whole");
   const finishedBytes = metrics.counter(
@@ -155,12 +161,16 @@ function receiverApp(parts: {
   app.get("/metrics", async (c) =>
     c.text(await metrics.registry.metrics(), 200, { "Content-Type": metrics.registry.contentType }),
   );
-  mountTransferReceiver(app, {
+  const mounted = mountTransferReceiver(app, {
     client,
     store,
     dir: config.dir,
     maxChunkBytes: config.maxChunkBytes,
     maxStreamBytes: config.maxStreamBytes,
+    maxStreamsPerSender: config.maxStreamsPerSender,
+    maxReservedBytesPerSender: config.maxReservedBytesPerSender,
+    maxReservedBytes: config.maxReservedBytes,
+    partialTtlMs: config.partialTtlMs,
     logger,
     onFinished(file) {
       finished.inc();
@@ -176,5 +186,5 @@ function receiverApp(parts: {
   });
   app.notFound(routeNotFound);
   app.onError(errorResponder(logger));
-  return app;
+  return { app, mounted };
 }

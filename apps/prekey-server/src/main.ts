@@ -1,8 +1,10 @@
-import { ConfigError, stopOnSignals } from "@svc/http";
+import { ConfigError, stopOnSignals, usePrivateUmask } from "@svc/http";
 import { loadConfig } from "./config.js";
 import { startServer } from "./server.js";
 
 async function main(): Promise<void> {
+  // The data directory's files are the server's alone, whatever the umask it was started with.
+  usePrivateUmask();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig(process.env);

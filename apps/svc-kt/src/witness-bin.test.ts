@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { until } from "@svc/db/testing";
+import { notPrivateUnder, until } from "@svc/db/testing";
 import { formatAddCheckpoint, submitCheckpoint } from "@svc/kt-witness";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT } from "./exit.js";
@@ -92,6 +93,29 @@ describe.skipIf(!built)("the svc-kt witness binary (dist/, after pnpm build)", (
       ["refused", 422],
       ["cosigned", 25],
     ]);
+  });
+
+  it("keeps its key and state private, started with umask 000", async () => {
+    const dir = join(await tempDir(closers, "svc-kt-witness-bin-private-"), "witness");
+    // The child inherits this umask, the most permissive there is.
+    const umask = process.umask(0);
+    let witness: Awaited<ReturnType<typeof spawnWitness>>;
+    try {
+      witness = await spawnWitness(["--log", log.key, "--dir", dir]);
+    } finally {
+      process.umask(umask);
+    }
+    const added = await submitCheckpoint({
+      url: witness.url,
+      oldSize: 0,
+      proof: log.proof(0, 10),
+      checkpoint: log.checkpoint(10),
+    });
+    expect(added.type).toBe("cosigned");
+    expect(await notPrivateUnder(dir)).toEqual([]);
+    witness.child.kill("SIGTERM");
+    expect(await witness.exited).toBe(EXIT.ok);
+    expect(await notPrivateUnder(dir)).toEqual([]);
   });
 
   it("stops with exit 0 on SIGTERM and on SIGINT, and exits 1 on a locked directory", async () => {

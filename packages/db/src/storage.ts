@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
@@ -6,6 +5,7 @@ import postgres from "postgres";
 import { applyMigrations, type PackageMigrations } from "./migrations.js";
 import { type PgliteThread, startPgliteThread } from "./pglite-channel.js";
 import { pgliteSocket } from "./pglite-socket.js";
+import { makePrivateDirectory, restrictTree } from "./private-files.js";
 
 export type Database = PgDatabase<PgQueryResultHKT>;
 export type StorageKind = "pglite" | "postgres";
@@ -43,7 +43,12 @@ export interface Storage {
 export interface StorageOptions {
   /** postgres:// URL; when absent an embedded PGlite database is used. */
   databaseUrl?: string | undefined;
-  /** Directory for the embedded database; when absent PGlite runs in memory. */
+  /**
+   * Directory for the embedded database (in its `pglite` folder); when absent PGlite runs in
+   * memory. It and everything under `pglite` are made private to the process's user (0700
+   * directories, 0600 files) at open and again at close; files PostgreSQL makes meanwhile are
+   * as private as the process's umask makes them (the svc servers set 077).
+   */
   dataDir?: string | undefined;
   /** Connection pool size for PostgreSQL. */
   poolSize?: number;
@@ -58,12 +63,24 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   if (options.databaseUrl) {
     return openPostgres(options.databaseUrl, options.poolSize ?? 10, options.migrations);
   }
-  let dataDir: string | undefined;
-  if (options.dataDir) {
-    dataDir = join(options.dataDir, "pglite");
-    await mkdir(dataDir, { recursive: true });
+  if (!options.dataDir) return pgliteStorage(await startPgliteThread({}), options.migrations);
+  await makePrivateDirectory(options.dataDir);
+  const dataDir = join(options.dataDir, "pglite");
+  await makePrivateDirectory(dataDir);
+  const storage = await pgliteStorage(await startPgliteThread({ dataDir }), options.migrations);
+  try {
+    await restrictTree(dataDir);
+  } catch (error) {
+    await storage.close();
+    throw error;
   }
-  return pgliteStorage(await startPgliteThread({ dataDir }), options.migrations);
+  return {
+    ...storage,
+    async close() {
+      await storage.close();
+      await restrictTree(dataDir);
+    },
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ export { createLogger, LOG_LEVELS, type LogFields, type Logger, type LogLevel } 
 export { createMetricsRegistry, type MetricsRegistry } from "./metrics.js";
 export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
 export { observeRequests, type RequestVariables } from "./observe-requests.js";
+export { usePrivateUmask } from "./private-umask.js";
 export { createRateLimit, type RateLimit, type RateLimitOptions, unlimited } from "./rate-limit.js";
 export {
   type BindOptions,

@@ -5,14 +5,14 @@ import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { ConfigError } from "./env.js";
 
 /**
- * A secret of `length` random bytes kept in a file as base64, mode 0600: read when the file
- * exists, else generated and written. Several processes may start at once on one directory: all
+ * A secret of `length` random bytes kept in a file as base64, mode 0600 (its directory, when
+ * made here, 0700): read when the file exists, else generated and written. Several processes may start at once on one directory: all
  * of them end up with the same secret. A file readable by other users is refused.
  */
 export async function loadOrCreateKeyFile(path: string, length: number): Promise<Uint8Array> {
   const existing = await readKeyFile(path, length);
   if (existing !== undefined) return existing;
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const secret = new Uint8Array(randomBytes(length));
   // Written whole under a private name, then linked into place: another process starting at the
   // same moment sees either no key file or a complete one, never a half-written file.

@@ -26,8 +26,10 @@ export const ERROR_STATUS = {
   SVC_TOO_LARGE: 413,
   SVC_RATE_LIMITED: 429,
   SVC_QUOTA_EXCEEDED: 429,
+  SVC_TOO_MANY_STREAMS: 429,
   SVC_INTERNAL: 500,
   SVC_UNAVAILABLE: 503,
+  SVC_INSUFFICIENT_STORAGE: 507,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -44,6 +46,7 @@ const NAMES: Record<number, string> = {
   429: "TooManyRequests",
   500: "InternalError",
   503: "Unavailable",
+  507: "InsufficientStorage",
 };
 
 /** The `name` of an ErrorResponse answered with `status`. */

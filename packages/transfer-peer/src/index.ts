@@ -1,8 +1,16 @@
 export { defaultChunkCipher } from "./cipher/default-chunk-cipher.js";
 export { nodeChunkCipher } from "./cipher/node-chunk-cipher.js";
 export { sodiumChunkCipher } from "./cipher/sodium-chunk-cipher.js";
-export { mountTransferReceiver } from "./receiver/mount.js";
-export type { ReceivedFile, TransferReceiverOptions } from "./receiver/options.js";
+export { type MountedReceiver, mountTransferReceiver } from "./receiver/mount.js";
+export {
+  DEFAULT_MAX_RESERVED_BYTES,
+  DEFAULT_MAX_RESERVED_BYTES_PER_SENDER,
+  DEFAULT_MAX_STREAM_BYTES,
+  DEFAULT_MAX_STREAMS_PER_SENDER,
+  DEFAULT_PARTIAL_TTL_MS,
+  type ReceivedFile,
+  type TransferReceiverOptions,
+} from "./receiver/options.js";
 export { transferMigrations } from "./schema.js";
 export { TransferError, type TransferErrorCode } from "./sender/errors.js";
 export { LANE_DEPTH } from "./sender/lane.js";

@@ -47,7 +47,13 @@ Serves the transfer routes for the home's identity on 127.0.0.1:<port> (default:
 else ${DEFAULT_PORT}; $SVC_TRANSFER_HOST sets the interface) and writes each finished file into <dir>
 once its SHA-256 matches, printing one line per file ({"streamId","name","bytes","sha256"} with
 --json). Partial data and stream state are kept under <dir>/.svc-transfer, so a receiver that
-stopped resumes the streams it had. Runs until SIGINT or SIGTERM (exit 0).`,
+stopped resumes the streams it had. Runs until SIGINT or SIGTERM (exit 0).
+
+Files are saved 0600, under the sender's name made safe. A sender may hold at most
+$SVC_TRANSFER_MAX_STREAMS_PER_SENDER unfinished streams (default 16) and
+$SVC_TRANSFER_MAX_RESERVED_BYTES_PER_SENDER bytes of them (64 GiB; all senders together
+$SVC_TRANSFER_MAX_RESERVED_BYTES, 256 GiB), each stream at most $SVC_TRANSFER_MAX_STREAM_BYTES
+(64 GiB); a stream idle for $SVC_TRANSFER_PARTIAL_TTL_MS (24 hours) expires with its partial data.`,
   send: `usage: svc-transfer send <file> --to <address> --peer <url> [--lanes <n>] [--chunk-bytes <bytes>] [options]
 
 Encrypts <file> under a new stream key, announces it to <address> (whose svc identity runs the

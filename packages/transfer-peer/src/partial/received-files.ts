@@ -1,12 +1,20 @@
-import { constants, link, mkdir, open, truncate, unlink } from "node:fs/promises";
+import { constants, link, mkdir, open, readdir, stat, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { isErrno, syncDirectory } from "@svc/http";
+import { isStreamId } from "@svc/protocol";
 import { InOrderHash } from "./in-order-hash.js";
 import { PartialHandles } from "./partial-handles.js";
 import { candidateName } from "./safe-name.js";
 
 /** Where partial data waits, under the receiving directory. */
 export const PARTIAL_DIR = ".partial";
+const PART = ".part";
+
+export interface PartialFile {
+  streamId: string;
+  /** Its last change, ms since the epoch. */
+  modifiedAt: number;
+}
 
 /**
  * The data of streams on disk: `<dir>/.partial/<streamId>.part` while it arrives, written at
@@ -29,7 +37,29 @@ export class ReceivedFiles {
   }
 
   partialPath(streamId: string): string {
-    return join(this.#partialDir, `${streamId}.part`);
+    return join(this.#partialDir, `${streamId}${PART}`);
+  }
+
+  /** The partial files there are: one per unfinished stream, and any a crash left behind. */
+  async partialFiles(): Promise<PartialFile[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.#partialDir);
+    } catch (error) {
+      if (isErrno(error, "ENOENT")) return [];
+      throw error;
+    }
+    const files: PartialFile[] = [];
+    for (const name of names) {
+      const streamId = name.slice(0, -PART.length);
+      if (!name.endsWith(PART) || !isStreamId(streamId)) continue;
+      try {
+        files.push({ streamId, modifiedAt: (await stat(join(this.#partialDir, name))).mtimeMs });
+      } catch (error) {
+        if (!isErrno(error, "ENOENT")) throw error;
+      }
+    }
+    return files;
   }
 
   /**

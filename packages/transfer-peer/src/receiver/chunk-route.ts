@@ -76,7 +76,7 @@ async function acceptChunk(
   seq: bigint,
   envelope: Uint8Array,
 ): Promise<bigint> {
-  const { store, cipher } = receiver.options;
+  const { store, cipher, now } = receiver.options;
   const stream = await requireStream(receiver, streamId);
   requireNext(stream, laneId, seq);
   const planned = planStream({
@@ -100,6 +100,7 @@ async function acceptChunk(
   }
   if (await store.advanceLane(streamId, laneId, seq)) {
     receiver.files.accepted(streamId, chunk.offset, chunk.data);
+    receiver.budget.moved(streamId, now());
     return seq;
   }
   // Another request (of another receiver on the same database) moved the stream meanwhile.

@@ -4,12 +4,14 @@ import { ReceivedFiles } from "../partial/received-files.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";
 import type { StreamRecord } from "../store/transfer-store.js";
 import { BodyPool } from "./body-pool.js";
+import { loadBudget } from "./expiry.js";
 import { LaneArrivals } from "./lane-arrivals.js";
 import {
   type ResolvedReceiverOptions,
   resolveReceiverOptions,
   type TransferReceiverOptions,
 } from "./options.js";
+import { StreamBudget } from "./stream-budget.js";
 
 /** What the receiver's routes share. */
 export interface Receiver {
@@ -23,6 +25,10 @@ export interface Receiver {
   readonly arrivals: LaneArrivals;
   /** Control messages of one stream are applied one at a time. */
   readonly streams: KeyedSerial;
+  /** What the unfinished streams reserve. */
+  readonly budget: StreamBudget;
+  /** Resolves once the budget knows the streams found on disk (see loadBudget); tried again after a failure. */
+  ready(): Promise<void>;
 }
 
 /** Chunk bodies kept idle for reuse: eight of the default 4 MiB chunks. */
@@ -30,7 +36,8 @@ const IDLE_BODY_BYTES = 8 * (4 * 1024 * 1024 + 64);
 
 export function createReceiver(options: TransferReceiverOptions): Receiver {
   const resolved = resolveReceiverOptions(options);
-  return {
+  let loading: Promise<void> | undefined;
+  const receiver: Receiver = {
     options: resolved,
     files: new ReceivedFiles(resolved.dir),
     lanes: new KeyedSerial(),
@@ -38,7 +45,21 @@ export function createReceiver(options: TransferReceiverOptions): Receiver {
     // Two chunks in flight on each of a few lanes, at the largest chunks.
     bodies: new BodyPool(IDLE_BODY_BYTES),
     streams: new KeyedSerial(),
+    budget: new StreamBudget({
+      streamsPerSender: resolved.maxStreamsPerSender,
+      bytesPerSender: resolved.maxReservedBytesPerSender,
+      bytes: resolved.maxReservedBytes,
+      idleTtlMs: resolved.partialTtlMs,
+    }),
+    ready() {
+      loading ??= loadBudget(receiver).catch((error: unknown) => {
+        loading = undefined;
+        throw error;
+      });
+      return loading;
+    },
   };
+  return receiver;
 }
 
 /** The `:streamId` path parameter; 400 unless a StreamId. */

@@ -273,7 +273,6 @@ describe("the control route", () => {
         } as ControlMessage),
       );
     const cases: Array<[Record<string, unknown>, number, string]> = [
-      [{ name: "../.." }, 400, "SVC_BAD_REQUEST"],
       [{ name: "x".repeat(241) }, 400, "SVC_BAD_REQUEST"],
       [{ lanes: 5 }, 400, "SVC_BAD_REQUEST"],
       [{ lanes: 0 }, 400, "SVC_BAD_REQUEST"],

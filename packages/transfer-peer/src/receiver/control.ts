@@ -14,8 +14,9 @@ export async function applyControl(
   sender: string,
   message: ControlMessage,
 ): Promise<void> {
+  await receiver.ready();
   if (message.type === "start") return startStream(receiver, sender, message);
-  const { store, logger } = receiver.options;
+  const { store, logger, now } = receiver.options;
   const found = await store.get(message.streamId);
   const own = found?.sender === sender ? found : undefined;
   const next = nextStreamStatus(own?.status, message.type);
@@ -28,6 +29,11 @@ export async function applyControl(
       `the stream changed before it could ${message.type}`,
     );
   }
-  if (next === "aborted") await receiver.files.remove(stream.streamId);
+  if (next === "aborted") {
+    await receiver.files.remove(stream.streamId);
+    receiver.budget.release(stream.streamId);
+  } else {
+    receiver.budget.moved(stream.streamId, now());
+  }
   logger.info(`transfer ${next}`, { streamId: stream.streamId, sender });
 }

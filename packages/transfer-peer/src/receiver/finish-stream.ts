@@ -30,6 +30,7 @@ export async function finishStream(receiver: Receiver, stream: StreamRecord): Pr
     await unlink(path);
     throw new SvcError("SVC_INVALID_TRANSITION", "the stream changed while finishing");
   }
+  receiver.budget.release(streamId);
   await receiver.files.remove(streamId);
   logger.info("transfer finished", { streamId, sender: stream.sender, size });
   const file: ReceivedFile = {

@@ -41,7 +41,8 @@ beforeAll(async () => {
 });
 afterAll(() => closeAll(closers));
 
-const ANSWERS = [200, 400, 401, 404, 409, 413];
+// 429 and 507: starts beyond what the receiver holds for a sender or for all (docs/protocol.md).
+const ANSWERS = [200, 400, 401, 404, 409, 413, 429, 507];
 const headerText = fc.stringMatching(/^[\x21-\x7e]{0,30}$/);
 
 /** Every answer is one of the route's documented ones, and a refusal is an ErrorResponse. */

@@ -31,8 +31,28 @@ export interface TransferReceiverOptions {
   dir: string;
   /** Largest chunk request body; default LIMITS.maxChunkBytes (16 MiB of data plus 53 bytes). */
   maxChunkBytes?: number;
-  /** Largest file a start may announce; default 64 GiB. */
+  /** Largest file a start may announce (413 above); default DEFAULT_MAX_STREAM_BYTES, 64 GiB. */
   maxStreamBytes?: number;
+  /**
+   * Unfinished (active or paused) streams one sender may have at once; a start beyond is 429
+   * SVC_TOO_MANY_STREAMS. Default 16.
+   */
+  maxStreamsPerSender?: number;
+  /**
+   * Bytes the unfinished streams of one sender may reserve together, each its whole announced
+   * size from its start on; a start beyond is 507 SVC_INSUFFICIENT_STORAGE (413 when it alone is
+   * more). Default 64 GiB.
+   */
+  maxReservedBytesPerSender?: number;
+  /** The same for the unfinished streams of every sender together; default 256 GiB. */
+  maxReservedBytes?: number;
+  /**
+   * How long an unfinished stream may go without an accepted chunk or control message: then it
+   * expires, its partial file and its state removed (a sender resuming it finds none, 404).
+   * Checked every minute (or every partialTtlMs if shorter) and before a start is refused for
+   * room. Default 24 hours.
+   */
+  partialTtlMs?: number;
   /** Most lanes a start may ask for; default 64. */
   maxLanes?: number;
   /**
@@ -55,7 +75,12 @@ export interface TransferReceiverOptions {
 export type ResolvedReceiverOptions = Required<Omit<TransferReceiverOptions, "onFinished">> &
   Pick<TransferReceiverOptions, "onFinished">;
 
-export const DEFAULT_MAX_STREAM_BYTES = 64 * 1024 ** 3;
+const GIB = 1024 ** 3;
+export const DEFAULT_MAX_STREAM_BYTES = 64 * GIB;
+export const DEFAULT_MAX_STREAMS_PER_SENDER = 16;
+export const DEFAULT_MAX_RESERVED_BYTES_PER_SENDER = 64 * GIB;
+export const DEFAULT_MAX_RESERVED_BYTES = 256 * GIB;
+export const DEFAULT_PARTIAL_TTL_MS = 24 * 60 * 60_000;
 export const DEFAULT_MAX_LANES = 64;
 /** A chunk is one buffer in memory: 1 GiB is far past any useful size. */
 const MAX_CHUNK_BYTES = 1024 ** 3;
@@ -65,6 +90,11 @@ export function resolveReceiverOptions(options: TransferReceiverOptions): Resolv
     ...options,
     maxChunkBytes: options.maxChunkBytes ?? LIMITS.maxChunkBytes,
     maxStreamBytes: options.maxStreamBytes ?? DEFAULT_MAX_STREAM_BYTES,
+    maxStreamsPerSender: options.maxStreamsPerSender ?? DEFAULT_MAX_STREAMS_PER_SENDER,
+    maxReservedBytesPerSender:
+      options.maxReservedBytesPerSender ?? DEFAULT_MAX_RESERVED_BYTES_PER_SENDER,
+    maxReservedBytes: options.maxReservedBytes ?? DEFAULT_MAX_RESERVED_BYTES,
+    partialTtlMs: options.partialTtlMs ?? DEFAULT_PARTIAL_TTL_MS,
     maxLanes: options.maxLanes ?? DEFAULT_MAX_LANES,
     arrivalGraceMs: options.arrivalGraceMs ?? ARRIVAL_GRACE_MS,
     cipher: options.cipher ?? defaultChunkCipher(),
@@ -72,7 +102,17 @@ export function resolveReceiverOptions(options: TransferReceiverOptions): Resolv
     now: options.now ?? Date.now,
     logger: options.logger ?? createLogger("silent"),
   };
-  for (const name of ["maxChunkBytes", "maxStreamBytes", "maxLanes", "arrivalGraceMs"] as const) {
+  const positive = [
+    "maxChunkBytes",
+    "maxStreamBytes",
+    "maxStreamsPerSender",
+    "maxReservedBytesPerSender",
+    "maxReservedBytes",
+    "partialTtlMs",
+    "maxLanes",
+    "arrivalGraceMs",
+  ] as const;
+  for (const name of positive) {
     if (!Number.isSafeInteger(resolved[name]) || resolved[name] < 1) {
       throw new RangeError(`${name} must be a positive integer`);
     }

@@ -1,8 +1,13 @@
 import { type Database, plainBytes, preparedRows } from "@svc/db";
 import type { StreamStatus } from "@svc/protocol";
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import { transferLanes, transferStreams } from "../schema.js";
-import { type StreamRecord, streamExists, type TransferStore } from "./transfer-store.js";
+import {
+  type StreamRecord,
+  streamExists,
+  type TransferStore,
+  UNFINISHED,
+} from "./transfer-store.js";
 
 export interface DatabaseTransferStoreOptions {
   /** A database migrated with transferMigrations (see @svc/db's openStorage). */
@@ -93,6 +98,21 @@ export function databaseTransferStore(options: DatabaseTransferStoreOptions): Tr
         .where(and(eq(transferStreams.streamId, streamId), eq(transferStreams.status, from)))
         .returning({ streamId: transferStreams.streamId });
       return updated.length > 0;
+    },
+
+    async removeIdle(streamId, idleSince) {
+      // The lanes' rows go with it (on delete cascade).
+      const removed = await db
+        .delete(transferStreams)
+        .where(
+          and(
+            eq(transferStreams.streamId, streamId),
+            inArray(transferStreams.status, [...UNFINISHED]),
+            lte(transferStreams.updatedAt, idleSince),
+          ),
+        )
+        .returning({ streamId: transferStreams.streamId });
+      return removed.length > 0;
     },
   };
 }

@@ -8,7 +8,12 @@ import { KeyedSerial } from "../serial/keyed-serial.js";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
 import { createLaneSlots, type LaneProgress, readLaneSlots, writeLaneSlots } from "./lane-slots.js";
 import { RecentMap } from "./recent-map.js";
-import { type StreamRecord, streamExists, type TransferStore } from "./transfer-store.js";
+import {
+  type StreamRecord,
+  streamExists,
+  type TransferStore,
+  UNFINISHED,
+} from "./transfer-store.js";
 
 export interface FileTransferStoreOptions {
   /** Created (mode 0700) when missing. */
@@ -148,6 +153,23 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
         if (loaded?.stream.status !== from) return false;
         const stream = { ...loaded.stream, status: to, updatedAt: now() };
         await saving(streamId, () => write(stream), { ...loaded, stream });
+        return true;
+      });
+    },
+
+    removeIdle(streamId, idleSince) {
+      return serial.run(streamId, async () => {
+        const loaded = await load(streamId);
+        if (!loaded) return false;
+        const { status, updatedAt } = loaded.stream;
+        if (!UNFINISHED.includes(status) || updatedAt > idleSince) return false;
+        recent.delete(streamId);
+        // The record first: slots without a record are what create() expects after a crash.
+        for (const suffix of [".json", ".lanes"] as const) {
+          await unlink(pathOf(streamId, suffix)).catch((error) => {
+            if (!isErrno(error, "ENOENT")) throw error;
+          });
+        }
         return true;
       });
     },

@@ -135,6 +135,31 @@ describe.each([
     });
   });
 
+  it.skipIf(skip)(
+    "removes an unfinished stream only when it has not moved since idleSince",
+    async () => {
+      const { store, reopen } = await factory(now);
+      clock = 1_000;
+      const [idle, moved, finished] = [stream(), stream(), stream()];
+      for (const record of [idle, moved, finished]) await store.create(record);
+      clock = 2_000;
+      expect(await store.advanceLane(moved.streamId, 0, 1n)).toBe(true);
+      expect(await store.setStatus(finished.streamId, "active", "finished")).toBe(true);
+      expect(await store.removeIdle(idle.streamId, 999)).toBe(false);
+      for (const record of [idle, moved, finished]) {
+        expect(await store.removeIdle(record.streamId, 1_500)).toBe(record === idle);
+      }
+      expect(await store.removeIdle(idle.streamId, 1_500)).toBe(false);
+      expect(await store.removeIdle(newStreamId(), 5_000)).toBe(false);
+      const again = reopen();
+      expect(await again.get(idle.streamId)).toBeUndefined();
+      expect(await again.get(moved.streamId)).toMatchObject({ lastSeqAcked: [1n, 0n, 0n] });
+      // Its id is free again, as after any removal.
+      await again.create(idle);
+      expect(await again.get(idle.streamId)).toMatchObject({ status: "active" });
+    },
+  );
+
   it.skipIf(skip)("lets exactly one of racing copies of a chunk advance its lane", async () => {
     const { store } = await factory(now);
     const record = stream();

@@ -40,7 +40,16 @@ export interface TransferStore {
   advanceLane(streamId: string, laneId: number, seq: bigint): Promise<boolean>;
   /** Moves the status from `from` to `to`; false, with nothing changed, when it is not `from`. */
   setStatus(streamId: string, from: StreamStatus, to: StreamStatus): Promise<boolean>;
+  /**
+   * Removes the record of an unfinished stream that has not moved since `idleSince` (its
+   * updatedAt is at most that, its status active or paused): an expired stream. False, with
+   * nothing changed, otherwise.
+   */
+  removeIdle(streamId: string, idleSince: number): Promise<boolean>;
 }
+
+/** The statuses of a stream whose data may still arrive: it holds a partial file. */
+export const UNFINISHED: readonly StreamStatus[] = ["active", "paused"];
 
 /** create()'s refusal of a taken id: a second start of a stream. */
 export function streamExists(streamId: string): SvcError {

@@ -7,7 +7,7 @@ import { type ControlMessage, newStreamId } from "@svc/protocol";
 import { type ChunkCipher, sha256Hex } from "@svc/transfer-lanes";
 import { Hono } from "hono";
 import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
-import { mountTransferReceiver } from "../receiver/mount.js";
+import { type MountedReceiver, mountTransferReceiver } from "../receiver/mount.js";
 import type { ReceivedFile, TransferReceiverOptions } from "../receiver/options.js";
 import { transferMigrations } from "../schema.js";
 import { databaseTransferStore } from "../store/database-store.js";
@@ -83,6 +83,7 @@ export function countingCipher(): ChunkCipher & { opened: number } {
 /** A Hono app with only the receiver mounted, and what it reported finished. */
 export interface TestReceiver {
   app: Hono;
+  mounted: MountedReceiver;
   dir: string;
   finished: ReceivedFile[];
   send(request: Request | Promise<Request>): Promise<Response>;
@@ -93,9 +94,13 @@ export function testReceiver(
 ): TestReceiver {
   const finished: ReceivedFile[] = [];
   const app = new Hono();
-  mountTransferReceiver(app, { ...options, onFinished: (file) => void finished.push(file) });
+  const mounted = mountTransferReceiver(app, {
+    ...options,
+    onFinished: (file) => void finished.push(file),
+  });
   return {
     app,
+    mounted,
     dir: options.dir,
     finished,
     send: async (request) => app.fetch(await request),
