@@ -96,7 +96,15 @@ export async function startReceiver(
       ? databaseTransferStore({ db: storage.db })
       : fileTransferStore({ dir: stateDirOf(config.dir) });
     const metrics = createMetricsRegistry();
-    const { app, mounted } = receiverApp({ config, client, store, storage, metrics, logger, hooks });
+    const { app, mounted } = receiverApp({
+      config,
+      client,
+      store,
+      storage,
+      metrics,
+      logger,
+      hooks,
+    });
     const server = port.serve(app.fetch);
     const opened = storage;
     const identity = client;
