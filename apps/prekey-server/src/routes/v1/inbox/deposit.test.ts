@@ -1,4 +1,5 @@
-import { encodeBase64, signBody } from "@svc/canonical";
+import { encodeBase64, portableEd25519, signBody, signedBodyMessage } from "@svc/canonical";
+import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
 import { InboxStore } from "@svc/inbox";
 import {
   depositPath,
@@ -146,6 +147,29 @@ describe("POST /v1/inbox/{address}", () => {
     }
     const invalidAddress = await client.deposit("-x", sender, envelope(1));
     await expectError(invalidAddress, 400, "SVC_INVALID_ADDRESS", depositPath("-x"));
+  });
+});
+
+describe("POST /v1/inbox/{address}: small-order sender keys", () => {
+  it("refuses every one with 400 SVC_INVALID_KEY, though its signature verifies", async () => {
+    for (const { key, canonical } of smallOrderKeys()) {
+      const { signature: _, ...fields } = {
+        ...client.depositBody(ALICE, sender, envelope(1)),
+        senderPublicKey: encodeBase64(key),
+      };
+      const message = signedBodyMessage("POST", PATH, fields);
+      const signature = signatureForSmallOrderKey(key, message);
+      expect(portableEd25519.verify(signature, message, key)).toBe(canonical);
+      const res = await client.send("POST", PATH, {
+        ...fields,
+        signature: encodeBase64(signature),
+      });
+      expect(res.status).toBe(400);
+      expect(await expectContract(res, "POST", PATH)).toMatchObject({
+        code: "SVC_INVALID_KEY",
+        message: "senderPublicKey is an Ed25519 point of small order",
+      });
+    }
   });
 });
 

@@ -4,7 +4,7 @@ import type { DepositResult, InboxStore } from "@svc/inbox";
 import {
   badRequest,
   DepositBody,
-  decodeKey,
+  decodeSigningKey,
   depositBodyLimit,
   msgIdOf,
   parseRequest,
@@ -51,7 +51,7 @@ async function deposit(c: Context, services: Services, store: InboxStore): Promi
   const request = parseRequest(DepositBody, body);
   if (request.from !== undefined) requireAddressMember(request.from, "from");
   const ciphertext = decodeCiphertext(request.ciphertext);
-  const senderPublicKey = decodeKey(request.senderPublicKey, 32, "senderPublicKey");
+  const senderPublicKey = decodeSigningKey(request.senderPublicKey, "senderPublicKey");
 
   // The registration is read under a lock inside the deposit transaction; only a request that
   // fails a later check pays an extra read, to answer 404 first when the recipient is unknown.
