@@ -42,9 +42,13 @@ export function registerInboxDeposit(app: Hono<AppEnv>, services: Services, stor
 
 async function deposit(c: Context, services: Services, store: InboxStore): Promise<DepositResult> {
   const { maxBlobBytes } = services.config.inbox;
-  const body = await readJsonBody(c, depositBodyLimit(maxBlobBytes));
+  const origin = `a ciphertext of at most SVC_INBOX_MAX_BLOB_BYTES = ${maxBlobBytes} bytes in base64, and the other members`;
+  const body = await readJsonBody(c, depositBodyLimit(maxBlobBytes), origin);
   if (typeof body.ciphertext === "string" && decodedLength(body.ciphertext) > maxBlobBytes) {
-    throw new SvcError("SVC_TOO_LARGE", `ciphertext exceeds ${maxBlobBytes} bytes`);
+    throw new SvcError(
+      "SVC_TOO_LARGE",
+      `ciphertext exceeds the ${maxBlobBytes}-byte limit (SVC_INBOX_MAX_BLOB_BYTES)`,
+    );
   }
 
   const address = pathAddress(c);
