@@ -4,6 +4,7 @@ import { inboxSuite } from "./inbox/inbox.js";
 import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
 import { loadSuite } from "./load/load.js";
+import { memorySuite } from "./memory/memory.js";
 import { ratchetSuite } from "./ratchet/ratchet.js";
 import { transferSuite } from "./transfer/transfer.js";
 
@@ -17,4 +18,5 @@ export const suites: Record<string, () => Promise<void>> = {
   e2e: e2eSuite,
   transfer: transferSuite,
   load: loadSuite,
+  memory: memorySuite,
 };

@@ -15,7 +15,8 @@ const QUICK = process.env.BENCH_QUICK === "1";
 /** The issue's load level: this share of the peak the ramp finds. */
 const SHARE = 0.7;
 
-const SETTINGS = {
+/** The load this suite runs; the memory suite runs it too. */
+export const LOAD_SETTINGS = {
   seed: Number(process.env.BENCH_SEED ?? 1),
   users: QUICK ? 80 : 300,
   ramp: { from: 8, max: 256, seconds: QUICK ? 1.5 : 4 },
@@ -42,7 +43,7 @@ export async function loadSuite(): Promise<void> {
       ]
     : [{ name: "1 instance", instances: 1 }];
   console.log(
-    `\nload: seed ${SETTINGS.seed}; ${SETTINGS.users} users (${shares(CHANNEL_SHARES)}); mix per 100 ops: ${shares(MIX)}; every envelope received is acknowledged`,
+    `\nload: seed ${LOAD_SETTINGS.seed}; ${LOAD_SETTINGS.users} users (${shares(CHANNEL_SHARES)}); mix per 100 ops: ${shares(MIX)}; every envelope received is acknowledged`,
   );
   if (!postgresUrl) {
     console.log(
@@ -52,7 +53,7 @@ export async function loadSuite(): Promise<void> {
   const machine = `${availableParallelism()} cores; load average over 1 min ${loadavg()[0]?.toFixed(2)} at the start`;
   const results: ConfigurationResult[] = [];
   for (const configuration of configurations) {
-    results.push(await runConfiguration({ ...SETTINGS, ...configuration, postgresUrl }));
+    results.push(await runConfiguration({ ...LOAD_SETTINGS, ...configuration, postgresUrl }));
   }
   console.log(`\nmachine: ${machine}, ${loadavg()[0]?.toFixed(2)} at the end (this run included)`);
   printTable(

@@ -1,3 +1,5 @@
+import { hexToBytes } from "./hex.js";
+
 export const ED25519_SIGNATURE_LENGTH = 64;
 export const ED25519_PUBLIC_KEY_LENGTH = 32;
 
@@ -52,4 +54,28 @@ export function isCanonicalPointEncoding(bytes: Uint8Array, offset: number): boo
   }
   const isYOne = middleAllZeros && y === 0 && y0 === 1;
   return !(isYOne && top !== y);
+}
+
+/**
+ * The y coordinates of the eight points of small order (0, 1, p - 1 and the two of order 8),
+ * little-endian; x's sign bit does not change the order. The same list libsodium refuses.
+ */
+const SMALL_ORDER_Y = [
+  "0000000000000000000000000000000000000000000000000000000000000000",
+  "0100000000000000000000000000000000000000000000000000000000000000",
+  "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+  "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05",
+  "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a",
+].map((hex) => hexToBytes(hex));
+
+/**
+ * The 32 bytes at `offset` encode a point of small order, with either sign bit: as a public key,
+ * one that signs for no secret (the identity verifies any message with R = identity, S = 0).
+ * Non-canonical encodings of y (y >= p) are the strict checks' to refuse.
+ */
+export function isSmallOrderPoint(bytes: Uint8Array, offset = 0): boolean {
+  return SMALL_ORDER_Y.some((y) => {
+    for (let i = 0; i < 31; i++) if (bytes[offset + i] !== y[i]) return false;
+    return ((bytes[offset + 31] as number) & 0x7f) === y[31];
+  });
 }

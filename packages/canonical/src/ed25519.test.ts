@@ -7,6 +7,7 @@ import {
   portableEd25519,
   x25519PublicKeyFromSeed,
 } from "./ed25519.js";
+import { isSmallOrderPoint } from "./ed25519-strict.js";
 import {
   IDENTITY,
   MINUS_ONE_SIGN_BIT,
@@ -132,6 +133,19 @@ describe("portableEd25519: strict RFC 8032", () => {
     expect(() => verify("sig" as unknown as Uint8Array, bytes, bytes)).toThrow(TypeError);
     expect(() => verify(bytes, [] as unknown as Uint8Array, bytes)).toThrow(TypeError);
     expect(() => verify(bytes, bytes, null as unknown as Uint8Array)).toThrow(TypeError);
+  });
+});
+
+describe("isSmallOrderPoint", () => {
+  it("is true for the 8 points of small order under both sign bits, at any offset", () => {
+    for (const { key } of smallOrderKeys()) {
+      expect(isSmallOrderPoint(key)).toBe(true);
+      expect(isSmallOrderPoint(Uint8Array.from([9, ...key]), 1)).toBe(true);
+    }
+  });
+
+  it("is false for honest public keys", () => {
+    fc.assert(fc.property(seed, (s) => !isSmallOrderPoint(ed25519KeyPairFromSeed(s).publicKey)));
   });
 });
 

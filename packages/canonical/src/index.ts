@@ -11,6 +11,7 @@ export {
   strictEd25519,
   x25519PublicKeyFromSeed,
 } from "./ed25519.js";
+export { isSmallOrderPoint } from "./ed25519-strict.js";
 export type { CanonicalErrorCode } from "./errors.js";
 export { CanonicalError } from "./errors.js";
 export { isFresh, SIGNED_AT_WINDOW_MS } from "./freshness.js";

@@ -15,13 +15,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { CHANNEL, OP, STATE, STATUS } from "./pglite-channel-layout.js";
-
-/**
- * PostgreSQL's defaults that cost a single-session server dearly: creating each new 16 MiB WAL
- * file wrote it full of zeros first, stopping every statement for ~60 ms (no other process can do
- * it ahead of time here).
- */
-const SETTINGS = ["wal_init_zero=off"];
+import { startParams } from "./pglite-settings.js";
 
 const port = parentPort;
 if (!port) throw new Error("pglite-thread.js runs as a worker thread");
@@ -43,7 +37,7 @@ try {
       : {}),
     pgliteWasmModule: start.pgliteWasmModule,
     initdbWasmModule: start.initdbWasmModule,
-    startParams: [...PGlite.defaultStartParams, ...SETTINGS.flatMap((setting) => ["-c", setting])],
+    startParams: startParams(),
   });
 } catch (error) {
   port.postMessage({ ready: false, error: String(error) });

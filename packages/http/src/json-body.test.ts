@@ -9,9 +9,9 @@ import { errorResponder } from "./errors.js";
 import { readJsonBody } from "./json-body.js";
 import { createLogger } from "./logger.js";
 
-function echoApp(limit: number) {
+function echoApp(limit: number, origin?: string) {
   const app = new Hono();
-  app.post("/", async (c) => c.json(await readJsonBody(c, limit)));
+  app.post("/", async (c) => c.json(await readJsonBody(c, limit, origin)));
   app.onError(errorResponder(createLogger("silent")));
   return app;
 }
@@ -50,7 +50,11 @@ describe("readJsonBody", () => {
       duplex: "half",
     });
     expect(res.status).toBe(413);
-    expect(await res.json()).toMatchObject({ code: "SVC_TOO_LARGE" });
+    expect(await res.json()).toEqual({
+      name: "PayloadTooLarge",
+      code: "SVC_TOO_LARGE",
+      message: "request body exceeds the 100-byte limit",
+    });
     expect(pulled).toBe(false);
   });
 
@@ -61,6 +65,21 @@ describe("readJsonBody", () => {
       duplex: "half",
     });
     expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({
+      message: "request body exceeds the 1000-byte limit",
+    });
+  });
+
+  it("names where a configured limit comes from", async () => {
+    const res = await echoApp(10, "SVC_EXAMPLE_LIMIT").request("/", {
+      method: "POST",
+      body: streamed(JSON.stringify({ a: "x".repeat(50) })),
+      duplex: "half",
+    });
+    expect(await res.json()).toMatchObject({
+      code: "SVC_TOO_LARGE",
+      message: "request body exceeds the 10-byte limit (SVC_EXAMPLE_LIMIT)",
+    });
   });
 
   it.each([

@@ -6,22 +6,31 @@ import { unreadNodeRequest } from "./node-bindings.js";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
-const tooLarge = (limit: number) =>
-  new SvcError("SVC_TOO_LARGE", `request body exceeds ${limit} bytes`);
+/** The 413 names the limit, and what sets it (`origin`) where the operator configures it. */
+const tooLarge = (limit: number, origin: string | undefined) =>
+  new SvcError(
+    "SVC_TOO_LARGE",
+    `request body exceeds the ${limit}-byte limit${origin ? ` (${origin})` : ""}`,
+  );
 
 /**
  * Reads a JSON object body of at most `limit` bytes. The size is judged from Content-Length
  * before reading and again while streaming, so an oversized body is never buffered or parsed.
+ * `origin` says where the limit comes from, for the 413's message, when it is configured.
  */
-export async function readJsonBody(c: Context, limit: number): Promise<Record<string, unknown>> {
+export async function readJsonBody(
+  c: Context,
+  limit: number,
+  origin?: string,
+): Promise<Record<string, unknown>> {
   const declared = c.req.header("content-length");
   if (declared !== undefined && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
-    throw /^\d+$/.test(declared) ? tooLarge(limit) : badRequest("invalid Content-Length");
+    throw /^\d+$/.test(declared) ? tooLarge(limit, origin) : badRequest("invalid Content-Length");
   }
   const incoming = unreadNodeRequest(c);
   const bytes = incoming
-    ? await readNodeBody(incoming, limit)
-    : await readWebBody(c.req.raw, limit);
+    ? await readNodeBody(incoming, limit, origin)
+    : await readWebBody(c.req.raw, limit, origin);
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -45,7 +54,11 @@ export async function readJsonBody(c: Context, limit: number): Promise<Record<st
  * wrap around it costs about a tenth of a small deposit's CPU time. Past the limit the rest of the
  * body is left for the node server to discard once the 413 is sent.
  */
-function readNodeBody(incoming: IncomingMessage, limit: number): Promise<Uint8Array> {
+function readNodeBody(
+  incoming: IncomingMessage,
+  limit: number,
+  origin: string | undefined,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -55,7 +68,7 @@ function readNodeBody(incoming: IncomingMessage, limit: number): Promise<Uint8Ar
     };
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
-      if (size > limit) return settle(() => reject(tooLarge(limit)));
+      if (size > limit) return settle(() => reject(tooLarge(limit, origin)));
       chunks.push(chunk);
     };
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size)));
@@ -65,7 +78,11 @@ function readNodeBody(incoming: IncomingMessage, limit: number): Promise<Uint8Ar
   });
 }
 
-async function readWebBody(request: Request, limit: number): Promise<Uint8Array> {
+async function readWebBody(
+  request: Request,
+  limit: number,
+  origin: string | undefined,
+): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -76,7 +93,7 @@ async function readWebBody(request: Request, limit: number): Promise<Uint8Array>
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+      throw tooLarge(limit, origin);
     }
     chunks.push(value);
   }

@@ -27,7 +27,7 @@ export {
   staleSignature,
 } from "./errors.js";
 export { depositBodyLimit, KEYS_BODY_LIMIT, LIMITS, SMALL_BODY_LIMIT } from "./limits.js";
-export { decodeKey, parseRequest, toSvcError } from "./parse.js";
+export { decodeKey, decodeSigningKey, parseRequest, toSvcError } from "./parse.js";
 export { ROUTES, type RouteAuth, type RouteContract, type RouteName } from "./routes.js";
 export * from "./schemas/bridge.js";
 export { OkResponse, signedPayloadEntries } from "./schemas/fields.js";

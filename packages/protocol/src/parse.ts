@@ -1,4 +1,4 @@
-import { CanonicalError, decodeBase64 } from "@svc/canonical";
+import { CanonicalError, decodeBase64, isSmallOrderPoint } from "@svc/canonical";
 import * as v from "valibot";
 import { badRequest, type ErrorCode, SvcError } from "./errors.js";
 
@@ -33,6 +33,19 @@ export function decodeKey(
     }
     throw error;
   }
+}
+
+/**
+ * An Ed25519 public key a request binds (an identity, an inbox, a sender): 32 bytes of base64
+ * that are not a point of small order, else 400 SVC_INVALID_KEY. Such a key signs for no secret:
+ * signatures under it verify whoever made them, so binding one would let anyone act as it.
+ */
+export function decodeSigningKey(value: string, field: string): Uint8Array {
+  const key = decodeKey(value, 32, field);
+  if (isSmallOrderPoint(key)) {
+    throw new SvcError("SVC_INVALID_KEY", `${field} is an Ed25519 point of small order`);
+  }
+  return key;
 }
 
 /**

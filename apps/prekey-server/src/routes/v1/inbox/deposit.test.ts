@@ -1,4 +1,5 @@
-import { encodeBase64, signBody } from "@svc/canonical";
+import { encodeBase64, portableEd25519, signBody, signedBodyMessage } from "@svc/canonical";
+import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
 import { InboxStore } from "@svc/inbox";
 import {
   depositPath,
@@ -149,15 +150,39 @@ describe("POST /v1/inbox/{address}", () => {
   });
 });
 
+describe("POST /v1/inbox/{address}: small-order sender keys", () => {
+  it("refuses every one with 400 SVC_INVALID_KEY, though its signature verifies", async () => {
+    for (const { key, canonical } of smallOrderKeys()) {
+      const { signature: _, ...fields } = {
+        ...client.depositBody(ALICE, sender, envelope(1)),
+        senderPublicKey: encodeBase64(key),
+      };
+      const message = signedBodyMessage("POST", PATH, fields);
+      const signature = signatureForSmallOrderKey(key, message);
+      expect(portableEd25519.verify(signature, message, key)).toBe(canonical);
+      const res = await client.send("POST", PATH, {
+        ...fields,
+        signature: encodeBase64(signature),
+      });
+      expect(res.status).toBe(400);
+      expect(await expectContract(res, "POST", PATH)).toMatchObject({
+        code: "SVC_INVALID_KEY",
+        message: "senderPublicKey is an Ed25519 point of small order",
+      });
+    }
+  });
+});
+
 describe("POST /v1/inbox/{address}: D6 order of checks", () => {
   it("judges size first: 413 from Content-Length, while streaming, and by decoded length", async () => {
     const huge = badlySigned("nobody:1", envelope(1, 12_000));
-    await expectError(
-      await client.send("POST", depositPath("nobody:1"), huge),
-      413,
-      "SVC_TOO_LARGE",
-      depositPath("nobody:1"),
-    );
+    const hugeAnswer = await client.send("POST", depositPath("nobody:1"), huge);
+    expect(hugeAnswer.status).toBe(413);
+    expect(await hugeAnswer.json()).toMatchObject({
+      code: "SVC_TOO_LARGE",
+      message:
+        "request body exceeds the 9558-byte limit (a ciphertext of at most SVC_INBOX_MAX_BLOB_BYTES = 1024 bytes in base64, and the other members)",
+    });
 
     const stream = new ReadableStream({
       start(controller) {
@@ -174,7 +199,12 @@ describe("POST /v1/inbox/{address}: D6 order of checks", () => {
     await expectError(streamed, 413, "SVC_TOO_LARGE");
 
     const overBlob = badlySigned(ALICE, envelope(1, 1025), { extra: 1 });
-    await expectError(await client.send("POST", PATH, overBlob), 413, "SVC_TOO_LARGE");
+    const overBlobAnswer = await client.send("POST", PATH, overBlob);
+    expect(overBlobAnswer.status).toBe(413);
+    expect(await overBlobAnswer.json()).toMatchObject({
+      code: "SVC_TOO_LARGE",
+      message: "ciphertext exceeds the 1024-byte limit (SVC_INBOX_MAX_BLOB_BYTES)",
+    });
     const atBlob = client.depositBody(ALICE, sender, envelope(1, 1024));
     expect((await client.send("POST", PATH, atBlob)).status).toBe(200);
   });

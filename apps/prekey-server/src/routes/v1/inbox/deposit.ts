@@ -4,7 +4,7 @@ import type { DepositResult, InboxStore } from "@svc/inbox";
 import {
   badRequest,
   DepositBody,
-  decodeKey,
+  decodeSigningKey,
   depositBodyLimit,
   msgIdOf,
   parseRequest,
@@ -42,16 +42,20 @@ export function registerInboxDeposit(app: Hono<AppEnv>, services: Services, stor
 
 async function deposit(c: Context, services: Services, store: InboxStore): Promise<DepositResult> {
   const { maxBlobBytes } = services.config.inbox;
-  const body = await readJsonBody(c, depositBodyLimit(maxBlobBytes));
+  const origin = `a ciphertext of at most SVC_INBOX_MAX_BLOB_BYTES = ${maxBlobBytes} bytes in base64, and the other members`;
+  const body = await readJsonBody(c, depositBodyLimit(maxBlobBytes), origin);
   if (typeof body.ciphertext === "string" && decodedLength(body.ciphertext) > maxBlobBytes) {
-    throw new SvcError("SVC_TOO_LARGE", `ciphertext exceeds ${maxBlobBytes} bytes`);
+    throw new SvcError(
+      "SVC_TOO_LARGE",
+      `ciphertext exceeds the ${maxBlobBytes}-byte limit (SVC_INBOX_MAX_BLOB_BYTES)`,
+    );
   }
 
   const address = pathAddress(c);
   const request = parseRequest(DepositBody, body);
   if (request.from !== undefined) requireAddressMember(request.from, "from");
   const ciphertext = decodeCiphertext(request.ciphertext);
-  const senderPublicKey = decodeKey(request.senderPublicKey, 32, "senderPublicKey");
+  const senderPublicKey = decodeSigningKey(request.senderPublicKey, "senderPublicKey");
 
   // The registration is read under a lock inside the deposit transaction; only a request that
   // fails a later check pays an extra read, to answer 404 first when the recipient is unknown.

@@ -1,3 +1,5 @@
+import { encodeBase64, portableEd25519, signedBodyMessage } from "@svc/canonical";
+import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
 import { envelope, InboxClient, inProcess, party, T0 } from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";
@@ -80,6 +82,24 @@ describe("POST /v1/inbox/register", () => {
       const res = await client.send("POST", PATH, body);
       expect(res.status, JSON.stringify(body)).toBe(400);
       expect(await expectContract(res, "POST", PATH)).toMatchObject({ code });
+    }
+  });
+
+  it("refuses every key of small order with 400 SVC_INVALID_KEY, though its signature verifies", async () => {
+    for (const { key, canonical } of smallOrderKeys()) {
+      const fields = { address: ALICE, signingPublicKey: encodeBase64(key), signedAt: T0 };
+      const message = signedBodyMessage("POST", PATH, fields);
+      const signature = signatureForSmallOrderKey(key, message);
+      expect(portableEd25519.verify(signature, message, key)).toBe(canonical);
+      const res = await client.send("POST", PATH, {
+        ...fields,
+        signature: encodeBase64(signature),
+      });
+      expect(res.status).toBe(400);
+      expect(await expectContract(res, "POST", PATH)).toMatchObject({
+        code: "SVC_INVALID_KEY",
+        message: "signingPublicKey is an Ed25519 point of small order",
+      });
     }
   });
 

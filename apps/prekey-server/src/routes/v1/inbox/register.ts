@@ -2,7 +2,7 @@ import { normalizeAddress } from "@svc/canonical";
 import { readJsonBody, requireFresh, signedBodyValid } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
 import {
-  decodeKey,
+  decodeSigningKey,
   InboxRegisterBody,
   parseRequest,
   SMALL_BODY_LIMIT,
@@ -22,7 +22,7 @@ export function registerInboxRegister(app: Hono<AppEnv>, services: Services, sto
     const body = await readJsonBody(c, SMALL_BODY_LIMIT);
     const request = parseRequest(InboxRegisterBody, body);
     requireAddressMember(request.address, "address");
-    const signingKey = decodeKey(request.signingPublicKey, 32, "signingPublicKey");
+    const signingKey = decodeSigningKey(request.signingPublicKey, "signingPublicKey");
     if (!signedBodyValid(services.verifier, c, body, signingKey)) {
       throw new SvcError("SVC_BAD_SIGNATURE", "the signature does not verify");
     }

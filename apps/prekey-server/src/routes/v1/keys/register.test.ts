@@ -1,4 +1,11 @@
-import { ed25519Sign, encodeBase64, x25519PublicKeyFromSeed } from "@svc/canonical";
+import {
+  ed25519Sign,
+  encodeBase64,
+  portableEd25519,
+  signedBodyMessage,
+  x25519PublicKeyFromSeed,
+} from "@svc/canonical";
+import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
 import { createTestStorage } from "@svc/db/testing";
 import {
   type Json,
@@ -176,6 +183,25 @@ describe("POST /v1/keys/register", () => {
       status: 400,
       body: { code: "SVC_INVALID_KEY" },
     });
+  });
+
+  it("refuses every identity key of small order with 400 SVC_INVALID_KEY", async () => {
+    const { register, count } = await setup();
+    for (const { key, canonical } of smallOrderKeys()) {
+      const fields = { ...registerFields(alice, NOW, [1]), identitySigningKey: encodeBase64(key) };
+      const message = signedBodyMessage("POST", PATH, fields);
+      const signature = signatureForSmallOrderKey(key, message);
+      expect(portableEd25519.verify(signature, message, key)).toBe(canonical);
+      expect(await register({ ...fields, signature: encodeBase64(signature) })).toEqual({
+        status: 400,
+        body: {
+          name: "BadRequest",
+          code: "SVC_INVALID_KEY",
+          message: "identitySigningKey is an Ed25519 point of small order",
+        },
+      });
+    }
+    expect(await count(alice.address)).toBe(0);
   });
 
   it("answers 413 past 64 KiB, with or without Content-Length", async () => {

@@ -5,6 +5,7 @@ import {
   decodeKey,
   decodeOneTimePreKeys,
   decodeSignedPreKey,
+  decodeSigningKey,
   KEYS_BODY_LIMIT,
   KeysRegisterBody,
   parseRequest,
@@ -28,7 +29,7 @@ export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): vo
     const address = normalizeAddress(fields.address);
     const registration = {
       address,
-      identitySigningKey: decodeKey(fields.identitySigningKey, 32, "identitySigningKey"),
+      identitySigningKey: decodeSigningKey(fields.identitySigningKey, "identitySigningKey"),
       identityDHKey: decodeKey(fields.identityDHKey, 32, "identityDHKey"),
       signedPreKey: decodeSignedPreKey(fields.signedPreKey),
       oneTimePreKeys: decodeOneTimePreKeys(fields.oneTimePreKeys),
