@@ -158,7 +158,7 @@ export class SvcClient {
       state.registered = true;
       await this.#persist();
       return identityInfo(state);
-    });
+    }, true);
   }
 
   async whoami(): Promise<IdentityInfo> {
@@ -305,12 +305,11 @@ export class SvcClient {
   async verifyKt(address: string): Promise<KtVerification> {
     const peer = addressArgument(address, "address");
     this.#checkOpen();
-    // Through a change: the proof may move the KT pin, which is saved. Without an identity the
-    // pin stays in memory, and the store (a home that may not exist) is not touched.
-    const fetch = () => this.#kt.fetchBundle(peer, { force: true });
-    const { bundle, evidence } = await (this.#state === undefined
-      ? this.#serial.run(fetch)
-      : this.#change(fetch));
+    // Through a change: the proof may move the KT pin, which is saved (kept in memory while the
+    // store holds no identity).
+    const { bundle, evidence } = await this.#change(() =>
+      this.#kt.fetchBundle(peer, { force: true }),
+    );
     return {
       ...(evidence as KtEvidence),
       identitySigningKey: bundle.identitySigningKey,
@@ -537,13 +536,16 @@ export class SvcClient {
    * Runs one change of the state, after the changes asked before it. With a store that has
    * transactions, the change runs inside one, on the state loaded afresh (another client or
    * process may have changed it), and whatever it saved is on disk before the store is let go.
+   * Only `init` (`creates`) takes the store while it holds no identity: other changes then fail
+   * with NO_IDENTITY without touching it, so a command on a home that does not exist makes none.
    */
-  #change<T>(task: () => Promise<T>): Promise<T> {
+  #change<T>(task: () => Promise<T>, creates = false): Promise<T> {
     const { store } = this.#options;
     if (store.transaction === undefined) return this.#serial.run(task);
     const transaction = store.transaction.bind(store);
-    return this.#serial.run(() =>
-      transaction(async () => {
+    return this.#serial.run(() => {
+      if (this.#state === undefined && !creates) return task();
+      return transaction(async () => {
         this.#checkOpen();
         const loaded = await store.load();
         this.#state = loaded === undefined ? undefined : parseState(loaded);
@@ -552,8 +554,8 @@ export class SvcClient {
         } finally {
           await this.#saves;
         }
-      }),
-    );
+      });
+    });
   }
 
   /**
