@@ -28,7 +28,19 @@ export {
 } from "./errors.js";
 export { depositBodyLimit, KEYS_BODY_LIMIT, LIMITS, SMALL_BODY_LIMIT } from "./limits.js";
 export { decodeKey, decodeSigningKey, parseRequest, toSvcError } from "./parse.js";
-export { ROUTES, type RouteAuth, type RouteContract, type RouteName } from "./routes.js";
+export * from "./route-params.js";
+export {
+  errorStatus,
+  type JsonRouteName,
+  ROUTES,
+  type RouteAnswer,
+  type RouteAuth,
+  type RouteContract,
+  type RouteName,
+  type RoutePattern,
+  type RouteTag,
+  routePattern,
+} from "./routes.js";
 export * from "./schemas/bridge.js";
 export { OkResponse, signedPayloadEntries } from "./schemas/fields.js";
 export * from "./schemas/inbox.js";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { bearerToken, createWebEventStream, tokenMatches, type WebEventStream } from "@svc/http";
-import { SvcError } from "@svc/protocol";
+import { ROUTES, routePattern, SvcError } from "@svc/protocol";
 import type { Context, Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
 import type { ServerEventName } from "../events.js";
@@ -50,8 +50,10 @@ export function registerObserverRoutes(
     }
   };
 
-  app.get("/svc-observer", (c) => c.redirect("/svc-observer/", 301));
-  app.get("/svc-observer/", (c) =>
+  app.on(ROUTES.observerRedirect.method, routePattern(ROUTES.observerRedirect), (c) =>
+    c.redirect("/svc-observer/", 301),
+  );
+  app.on(ROUTES.observerPage.method, routePattern(ROUTES.observerPage), (c) =>
     c.html(dashboard, 200, {
       "Content-Security-Policy":
         "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:",
@@ -59,12 +61,12 @@ export function registerObserverRoutes(
     }),
   );
 
-  app.get("/svc-observer/api/state", async (c) => {
+  app.on(ROUTES.observerState.method, routePattern(ROUTES.observerState), async (c) => {
     requireToken(c, false);
     return c.json(await readSnapshot(services, sources), 200, { "Cache-Control": "no-store" });
   });
 
-  app.get("/svc-observer/api/events", async (c) => {
+  app.on(ROUTES.observerEvents.method, routePattern(ROUTES.observerEvents), async (c) => {
     requireToken(c, true);
     const unsubscribers: Array<() => void> = [];
     const timers: NodeJS.Timeout[] = [];

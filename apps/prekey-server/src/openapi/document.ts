@@ -1,29 +1,17 @@
-import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { stringify } from "yaml";
+import { generateOpenApi } from "./generate.js";
 
-/**
- * The interface description (`openapi.yaml` at the package root), read and parsed once.
- * `../../openapi.yaml` is the package root both from `src/openapi/` and from `dist/openapi/`.
- */
-const documentUrl = new URL("../../openapi.yaml", import.meta.url);
-
-let text: string | undefined;
 let document: Record<string, unknown> | undefined;
+let text: string | undefined;
 
-/** The raw YAML, as served at `/openapi.yaml`. */
-export function openApiText(): string {
-  text ??= readFileSync(documentUrl, "utf8");
-  return text;
+/** The OpenAPI document generated from @svc/protocol's ROUTES. Shared: callers must not mutate it. */
+export function openApiDocument(): Record<string, unknown> {
+  document ??= generateOpenApi();
+  return document;
 }
 
-/** The parsed document. Shared: callers must not mutate it. */
-export function openApiDocument(): Record<string, unknown> {
-  if (document === undefined) {
-    const parsed: unknown = parse(openApiText());
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      throw new TypeError(`openapi.yaml at ${documentUrl.pathname} is not a YAML mapping`);
-    }
-    document = parsed as Record<string, unknown>;
-  }
-  return document;
+/** The document as YAML, as served at `/openapi.yaml` and written to `dist/openapi.yaml`. */
+export function openApiText(): string {
+  text ??= stringify(openApiDocument(), { lineWidth: 0, aliasDuplicateObjects: false });
+  return text;
 }

@@ -1,3 +1,4 @@
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../app-env.js";
 import { openApiText } from "../openapi/document.js";
@@ -10,14 +11,14 @@ const PROBE_TIMEOUT_MS = 1500;
 export function registerOperationsRoutes(app: Hono<AppEnv>, services: Services): void {
   const storageUp = () => withinTimeout(services.storage.ping().then(() => true));
 
-  app.get("/health", async (c) => {
+  app.on(ROUTES.health.method, routePattern(ROUTES.health), async (c) => {
     const ok = await storageUp();
     return c.json({ status: ok ? "ok" : "error", service: SERVICE }, ok ? 200 : 503);
   });
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  app.on(ROUTES.healthz.method, routePattern(ROUTES.healthz), (c) => c.json({ status: "ok" }));
 
-  app.get("/ready", async (c) => {
+  app.on(ROUTES.ready.method, routePattern(ROUTES.ready), async (c) => {
     const [storage, inbox, kt] = await Promise.all([
       storageUp(),
       probe(services.readiness.get("inbox")),
@@ -35,12 +36,12 @@ export function registerOperationsRoutes(app: Hono<AppEnv>, services: Services):
     );
   });
 
-  app.get("/metrics", async (c) => {
+  app.on(ROUTES.metrics.method, routePattern(ROUTES.metrics), async (c) => {
     const text = await services.metrics.registry.metrics();
     return c.text(text, 200, { "Content-Type": services.metrics.registry.contentType });
   });
 
-  app.get("/openapi.yaml", (c) =>
+  app.on(ROUTES.openApi.method, routePattern(ROUTES.openApi), (c) =>
     c.body(openApiText(), 200, { "Content-Type": "application/yaml; charset=utf-8" }),
   );
 }

@@ -21,3 +21,33 @@ export const ErrorResponseSchema = v.looseObject({
   code: v.picklist(ERROR_CODES),
   message: v.string(),
 });
+
+const tally = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+
+/** GET /svc-observer/api/state: the operator's view of the server. */
+export const ObserverSnapshot = v.object({
+  service: v.string(),
+  version: v.string(),
+  uptimeMs: tally,
+  storage: v.object({ kind: v.picklist(["pglite", "postgres"]), ready: v.boolean() }),
+  keys: v.object({ identities: tally, oneTimePreKeys: tally }),
+  /** `treeSize` is 0 and `lastSthAt` null when key transparency is off. */
+  kt: v.object({ enabled: v.boolean(), treeSize: tally, lastSthAt: v.nullable(tally) }),
+  inbox: v.object({
+    enabled: v.boolean(),
+    registrations: tally,
+    queuedBlobs: tally,
+    queuedBytes: tally,
+  }),
+  bridges: v.object({
+    sse: tally,
+    ws: tally,
+    poll: tally,
+    connectedAddresses: tally,
+    presenceSubscriptions: tally,
+  }),
+  /** Requests per HTTP status, keyed by the status as a string. */
+  requests: v.object({ byStatus: v.record(v.pipe(v.string(), v.regex(/^[1-5][0-9]{2}$/)), tally) }),
+  rateLimited: tally,
+  pruneCycles: tally,
+});

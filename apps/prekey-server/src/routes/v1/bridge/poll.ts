@@ -1,5 +1,5 @@
 import { parseBridgeQuery, queryParam } from "@svc/http";
-import { LIMITS, parseSafeDecimal } from "@svc/protocol";
+import { LIMITS, parseSafeDecimal, ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { type BridgeRoutes, countConnection, verifyBridgeQuery } from "./context.js";
@@ -8,7 +8,7 @@ import { envelopeJson } from "./stream.js";
 /** GET /v1/bridge/poll: pending envelopes at once, else whatever arrives within timeoutMs. */
 export function registerBridgePoll(app: Hono<AppEnv>, routes: BridgeRoutes): void {
   const { services, hub } = routes;
-  app.get("/v1/bridge/poll", async (c) => {
+  app.on(ROUTES.bridgePoll.method, routePattern(ROUTES.bridgePoll), async (c) => {
     const query = parseBridgeQuery(c, "poll");
     const timeoutText = queryParam(c, "timeoutMs", false);
     const timeoutMs =

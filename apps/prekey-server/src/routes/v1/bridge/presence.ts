@@ -1,4 +1,5 @@
 import { alreadySent, EventStream, nodeResponse, parsePresenceQuery } from "@svc/http";
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } from "./context.js";
@@ -10,7 +11,7 @@ import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } fr
  */
 export function registerBridgePresence(app: Hono<AppEnv>, routes: BridgeRoutes): void {
   const { services, hub, pings } = routes;
-  app.get("/v1/bridge/presence", async (c) => {
+  app.on(ROUTES.bridgePresence.method, routePattern(ROUTES.bridgePresence), async (c) => {
     const query = parsePresenceQuery(c);
     await verifyBridgeQuery(routes, query);
     requireOpen(hub);

@@ -8,6 +8,7 @@ import {
   parseBridgeQuery,
 } from "@svc/http";
 import type { BridgeEnvelope } from "@svc/protocol";
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { type BridgeRoutes, countConnection, requireOpen, verifyBridgeQuery } from "./context.js";
@@ -18,7 +19,7 @@ const LAST_EVENT_ID = /^(0|[1-9][0-9]{0,15})$/;
 export function registerBridgeStream(app: Hono<AppEnv>, routes: BridgeRoutes): void {
   const { services, hub, pings } = routes;
   const delivered = services.metrics.envelopesDelivered.labels({ transport: "sse" });
-  app.get("/v1/bridge/stream", async (c) => {
+  app.on(ROUTES.bridgeStream.method, routePattern(ROUTES.bridgeStream), async (c) => {
     const query = parseBridgeQuery(c, "stream");
     await verifyBridgeQuery(routes, query);
     requireOpen(hub);

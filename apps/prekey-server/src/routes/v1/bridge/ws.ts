@@ -1,6 +1,6 @@
 import type { BridgeHandle, EndReason } from "@svc/bridge-hub";
 import { alreadySent, END_GRACE_MS, nodeUpgrade, parseBridgeQuery } from "@svc/http";
-import { badRequest } from "@svc/protocol";
+import { badRequest, ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import { type WebSocket, WebSocketServer } from "ws";
 import type { AppEnv } from "../../../app-env.js";
@@ -27,7 +27,7 @@ export function registerBridgeWs(app: Hono<AppEnv>, routes: BridgeRoutes): void 
     maxPayload: 4096,
   });
 
-  app.get("/v1/bridge/ws", async (c) => {
+  app.on(ROUTES.bridgeWs.method, routePattern(ROUTES.bridgeWs), async (c) => {
     const query = parseBridgeQuery(c, "ws");
     await verifyBridgeQuery(routes, query);
     requireOpen(hub);

@@ -4,6 +4,8 @@ import {
   badRequest,
   MSG_ID_PATTERN,
   parseRequest,
+  ROUTES,
+  routePattern,
   SignedPayloadBody,
   SMALL_BODY_LIMIT,
 } from "@svc/protocol";
@@ -14,7 +16,7 @@ import { authenticateRecipient, pathAddress } from "./recipient.js";
 
 /** DELETE /v1/inbox/{address}/{msgId}: removes a queued blob; 404 once acked or expired. */
 export function registerInboxAck(app: Hono<AppEnv>, services: Services, store: InboxStore) {
-  app.delete("/v1/inbox/:address/:msgId", async (c) => {
+  app.on(ROUTES.inboxAck.method, routePattern(ROUTES.inboxAck), async (c) => {
     const body = await readJsonBody(c, SMALL_BODY_LIMIT);
     const address = pathAddress(c);
     const msgId = c.req.param("msgId");

@@ -9,6 +9,8 @@ import {
   msgIdOf,
   parseRequest,
   RATCHET_ENVELOPE_TYPE,
+  ROUTES,
+  routePattern,
   SvcError,
   staleSignature,
 } from "@svc/protocol";
@@ -23,7 +25,7 @@ import { pathAddress, requireAddressMember } from "./recipient.js";
  * (400), then in the store: repeat (200 idempotent, or 401 from another key) and quota (429).
  */
 export function registerInboxDeposit(app: Hono<AppEnv>, services: Services, store: InboxStore) {
-  app.post("/v1/inbox/:address", async (c) => {
+  app.on(ROUTES.inboxDeposit.method, routePattern(ROUTES.inboxDeposit), async (c) => {
     let result: DepositResult;
     try {
       result = await deposit(c, services, store);

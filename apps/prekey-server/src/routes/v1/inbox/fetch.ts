@@ -1,6 +1,13 @@
 import { readJsonBody } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
-import { FetchBody, LIMITS, parseRequest, SMALL_BODY_LIMIT } from "@svc/protocol";
+import {
+  FetchBody,
+  LIMITS,
+  parseRequest,
+  ROUTES,
+  routePattern,
+  SMALL_BODY_LIMIT,
+} from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
@@ -11,7 +18,7 @@ import { authenticateRecipient, pathAddress } from "./recipient.js";
  * first. The cursor is checked after authentication; a forged or foreign one is 400.
  */
 export function registerInboxFetch(app: Hono<AppEnv>, services: Services, store: InboxStore) {
-  app.post("/v1/inbox/:address/fetch", async (c) => {
+  app.on(ROUTES.inboxFetch.method, routePattern(ROUTES.inboxFetch), async (c) => {
     const body = await readJsonBody(c, SMALL_BODY_LIMIT);
     const address = pathAddress(c);
     const request = parseRequest(FetchBody, body);

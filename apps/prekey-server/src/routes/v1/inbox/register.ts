@@ -5,6 +5,8 @@ import {
   decodeSigningKey,
   InboxRegisterBody,
   parseRequest,
+  ROUTES,
+  routePattern,
   SMALL_BODY_LIMIT,
   SvcError,
 } from "@svc/protocol";
@@ -18,7 +20,7 @@ import { requireAddressMember } from "./recipient.js";
  * (401), freshness (409), then the binding: another key already bound is 401 SVC_WRONG_KEY.
  */
 export function registerInboxRegister(app: Hono<AppEnv>, services: Services, store: InboxStore) {
-  app.post("/v1/inbox/register", async (c) => {
+  app.on(ROUTES.inboxRegister.method, routePattern(ROUTES.inboxRegister), async (c) => {
     const body = await readJsonBody(c, SMALL_BODY_LIMIT);
     const request = parseRequest(InboxRegisterBody, body);
     requireAddressMember(request.address, "address");

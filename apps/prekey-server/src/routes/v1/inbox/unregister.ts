@@ -1,6 +1,13 @@
 import { readJsonBody } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
-import { parseRequest, SignedPayloadBody, SMALL_BODY_LIMIT, SvcError } from "@svc/protocol";
+import {
+  parseRequest,
+  ROUTES,
+  routePattern,
+  SignedPayloadBody,
+  SMALL_BODY_LIMIT,
+  SvcError,
+} from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
@@ -8,7 +15,7 @@ import { authenticateRecipient, pathAddress } from "./recipient.js";
 
 /** DELETE /v1/inbox/register/{address}: unbinds the address and drops its queued blobs. */
 export function registerInboxUnregister(app: Hono<AppEnv>, services: Services, store: InboxStore) {
-  app.delete("/v1/inbox/register/:address", async (c) => {
+  app.on(ROUTES.inboxUnregister.method, routePattern(ROUTES.inboxUnregister), async (c) => {
     const body = await readJsonBody(c, SMALL_BODY_LIMIT);
     const address = pathAddress(c);
     const request = parseRequest(SignedPayloadBody, body);

@@ -1,5 +1,5 @@
 import { normalizeAddress } from "@svc/canonical";
-import { encodeBundle } from "@svc/protocol";
+import { encodeBundle, ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { type KeysRoutes, notRegistered, requesterIp } from "./context.js";
@@ -15,7 +15,7 @@ const utf8 = new TextEncoder();
 export function registerBundleRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
   const { directory, hooks, limits } = routes;
 
-  app.get("/v1/keys/bundle/:address", async (c) => {
+  app.on(ROUTES.keysBundle.method, routePattern(ROUTES.keysBundle), async (c) => {
     limits.bundlePerIp.consume(requesterIp(routes, c));
     const address = normalizeAddress(c.req.param("address"));
     limits.bundlePerAddress.consume(address);

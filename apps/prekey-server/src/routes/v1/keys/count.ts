@@ -1,11 +1,12 @@
 import { normalizeAddress } from "@svc/canonical";
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { KeysRoutes } from "./context.js";
 
 /** GET /v1/keys/count/{address}: anonymous; `{count: 0}` for an unregistered address. */
 export function registerCountRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
-  app.get("/v1/keys/count/:address", async (c) => {
+  app.on(ROUTES.keysCount.method, routePattern(ROUTES.keysCount), async (c) => {
     const address = normalizeAddress(c.req.param("address"));
     return c.json({ count: await routes.directory.countPrekeys(address) });
   });

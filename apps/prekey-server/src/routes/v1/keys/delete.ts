@@ -1,6 +1,6 @@
 import { normalizeAddress } from "@svc/canonical";
 import { readJsonBody, requireFresh, signedBodyValid } from "@svc/http";
-import { KEYS_BODY_LIMIT, KeysDeleteBody, parseRequest } from "@svc/protocol";
+import { KEYS_BODY_LIMIT, KeysDeleteBody, parseRequest, ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { badSignature, type KeysRoutes, notRegistered } from "./context.js";
@@ -13,7 +13,7 @@ import { badSignature, type KeysRoutes, notRegistered } from "./context.js";
 export function registerDeleteRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
   const { services, directory, hooks } = routes;
 
-  app.delete("/v1/keys/:address", async (c) => {
+  app.on(ROUTES.keysDelete.method, routePattern(ROUTES.keysDelete), async (c) => {
     const body = await readJsonBody(c, KEYS_BODY_LIMIT);
     const fields = parseRequest(KeysDeleteBody, body);
     const address = normalizeAddress(c.req.param("address"));

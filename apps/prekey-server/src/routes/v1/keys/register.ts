@@ -9,6 +9,8 @@ import {
   KEYS_BODY_LIMIT,
   KeysRegisterBody,
   parseRequest,
+  ROUTES,
+  routePattern,
 } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
@@ -22,7 +24,7 @@ import { badSignature, type KeysRoutes, requesterIp } from "./context.js";
 export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
   const { services, directory, hooks, limits } = routes;
 
-  app.post("/v1/keys/register", async (c) => {
+  app.on(ROUTES.keysRegister.method, routePattern(ROUTES.keysRegister), async (c) => {
     limits.registerPerIp.consume(requesterIp(routes, c));
     const body = await readJsonBody(c, KEYS_BODY_LIMIT);
     const fields = parseRequest(KeysRegisterBody, body);

@@ -5,6 +5,8 @@ import {
   KEYS_BODY_LIMIT,
   KeysReplenishBody,
   parseRequest,
+  ROUTES,
+  routePattern,
 } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
@@ -18,7 +20,7 @@ import { badSignature, type KeysRoutes, notRegistered } from "./context.js";
 export function registerReplenishRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
   const { services, directory, limits } = routes;
 
-  app.post("/v1/keys/replenish", async (c) => {
+  app.on(ROUTES.keysReplenish.method, routePattern(ROUTES.keysReplenish), async (c) => {
     const body = await readJsonBody(c, KEYS_BODY_LIMIT);
     const fields = parseRequest(KeysReplenishBody, body);
     const address = normalizeAddress(fields.address);

@@ -1,5 +1,6 @@
 import { encodeBase64 } from "@svc/canonical";
 import type { KtLog } from "@svc/kt-log";
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { treeSizeParam } from "./tree-size.js";
@@ -10,7 +11,7 @@ import { treeSizeParam } from "./tree-size.js";
  * start > end is a 400.
  */
 export function registerKtLeaves(app: Hono<AppEnv>, log: KtLog): void {
-  app.get("/v1/kt/leaves", async (c) => {
+  app.on(ROUTES.ktLeaves.method, routePattern(ROUTES.ktLeaves), async (c) => {
     const start = treeSizeParam(c.req.query("start"), "start");
     const end = treeSizeParam(c.req.query("end"), "end", true);
     const page = await log.leaves(start, end);

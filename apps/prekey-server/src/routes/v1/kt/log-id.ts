@@ -1,5 +1,6 @@
 import { encodeBase64 } from "@svc/canonical";
 import type { KtLog } from "@svc/kt-log";
+import { ROUTES, routePattern } from "@svc/protocol";
 import { ED25519_TYPE, formatVerifierKey } from "@svc/signed-note";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
@@ -17,5 +18,5 @@ export function registerKtLogId(app: Hono<AppEnv>, log: KtLog): void {
     origin: log.origin,
     checkpointKey: formatVerifierKey(log.origin, log.publicKey, ED25519_TYPE),
   };
-  app.get("/v1/kt/log_id", (c) => c.json(body));
+  app.on(ROUTES.ktLogId.method, routePattern(ROUTES.ktLogId), (c) => c.json(body));
 }

@@ -1,5 +1,6 @@
 import type { KtLog } from "@svc/kt-log";
 import { sthToJson } from "@svc/kt-verify";
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { treeSizeParam } from "./tree-size.js";
@@ -10,14 +11,16 @@ import { treeSizeParam } from "./tree-size.js";
  * witnesses' cosignatures of its size.
  */
 export function registerKtSth(app: Hono<AppEnv>, log: KtLog): void {
-  app.get("/v1/kt/sth", async (c) => c.json(sthToJson(await log.latestSth())));
+  app.on(ROUTES.ktSth.method, routePattern(ROUTES.ktSth), async (c) =>
+    c.json(sthToJson(await log.latestSth())),
+  );
 
-  app.get("/v1/kt/sth/:treeSize", async (c) => {
+  app.on(ROUTES.ktSthAt.method, routePattern(ROUTES.ktSthAt), async (c) => {
     const treeSize = treeSizeParam(c.req.param("treeSize"), "treeSize");
     return c.json(sthToJson(await log.sthAt(treeSize)));
   });
 
-  app.get("/v1/kt/checkpoint", async (c) => {
+  app.on(ROUTES.ktCheckpoint.method, routePattern(ROUTES.ktCheckpoint), async (c) => {
     const note = await log.checkpointFor(await log.latestSth());
     return c.body(note, 200, { "content-type": "text/plain; charset=utf-8" });
   });

@@ -1,6 +1,7 @@
 import { encodeBase64, normalizeAddress } from "@svc/canonical";
 import { clientIp } from "@svc/http";
 import type { KtLog } from "@svc/kt-log";
+import { ROUTES, routePattern } from "@svc/protocol";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
@@ -17,7 +18,7 @@ export function registerKtVrf(app: Hono<AppEnv>, services: Services, log: KtLog)
     "vrf_per_ip",
     config.rateLimit.bundlePerIp,
   );
-  app.get("/v1/kt/vrf/:address", async (c) => {
+  app.on(ROUTES.ktVrf.method, routePattern(ROUTES.ktVrf), async (c) => {
     perIp.consume(clientIp(c, config.trustProxy));
     const address = normalizeAddress(c.req.param("address"));
     const { index, proof } = await log.vrfIndex(address);
