@@ -1,0 +1,191 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROUTES, type RouteContract } from "@svc/protocol";
+import {
+  bridgeUrl,
+  deleteBody,
+  envelope,
+  InboxClient,
+  jsonRequest,
+  msgIdOf,
+  oneTimePreKeys,
+  overHttp,
+  party,
+  registerBody,
+  replenishBody,
+  testIdentity,
+} from "@svc/test-client";
+import openapiTS, { astToString } from "openapi-typescript";
+import ts from "typescript";
+import { afterAll, describe, expect, it } from "vitest";
+import { startTestServer } from "../test-support/app.js";
+
+/** One real answer: the documented path template and method it is for, its status and body. */
+interface Answer {
+  path: string;
+  method: "get" | "post" | "delete";
+  status: number;
+  body: unknown;
+}
+
+const OBSERVER_TOKEN = "o".repeat(32);
+const dir = mkdtempSync(join(tmpdir(), "svc-typed-answers-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Real answers of every JSON route of the prekey server, KT proofs of all three kinds included. */
+async function realAnswers(): Promise<{ served: string; answers: Answer[] }> {
+  const server = await startTestServer({
+    SVC_RATE_LIMIT: "off",
+    SVC_OBSERVER_TOKEN: OBSERVER_TOKEN,
+  });
+  const answers: Answer[] = [];
+  const call = async (
+    method: Answer["method"],
+    path: string,
+    url: string,
+    init: RequestInit = {},
+  ): Promise<Answer> => {
+    const res = await fetch(new URL(url, server.url), { ...init, method: method.toUpperCase() });
+    const answer = { path, method, status: res.status, body: await res.json() };
+    answers.push(answer);
+    return answer;
+  };
+  const send = (method: Answer["method"], path: string, url: string, body: unknown) =>
+    call(method, path, url, jsonRequest(method.toUpperCase(), body));
+
+  const served = await (await fetch(`${server.url}/openapi.yaml`)).text();
+  await call("get", "/health", "/health");
+  await call("get", "/healthz", "/healthz");
+  await call("get", "/ready", "/ready");
+
+  const alice = testIdentity("alice@example.org:1");
+  const now = Date.now();
+  await send("post", "/v1/keys/register", "/v1/keys/register", registerBody(alice, now, [1, 2]));
+  await send("post", "/v1/keys/register", "/v1/keys/register", { address: alice.address });
+  await send("post", "/v1/keys/replenish", "/v1/keys/replenish", {
+    ...replenishBody(alice, now, oneTimePreKeys([3])),
+  });
+  await call("get", "/v1/keys/count/{address}", `/v1/keys/count/${alice.address}`);
+  await call("get", "/v1/keys/count/{address}", "/v1/keys/count/-bad");
+  const bundle = "/v1/keys/bundle/{address}";
+  const inclusion = await eventually(() => call("get", bundle, `/v1/keys/bundle/${alice.address}`));
+  const absence = await call("get", bundle, "/v1/keys/bundle/nobody@example.org:1");
+  const gone = testIdentity("gone@example.org:1");
+  await send("post", "/v1/keys/register", "/v1/keys/register", registerBody(gone, now, [1]));
+  await send("delete", "/v1/keys/{address}", `/v1/keys/${gone.address}`, deleteBody(gone, now));
+  const tombstone = await eventually(() => call("get", bundle, `/v1/keys/bundle/${gone.address}`));
+  expect([inclusion, absence, tombstone].map(proofKind)).toEqual([
+    "inclusion",
+    "absence",
+    "tombstone",
+  ]);
+
+  await call("get", "/v1/kt/log_id", "/v1/kt/log_id");
+  await call("get", "/v1/kt/sth", "/v1/kt/sth");
+  await call("get", "/v1/kt/sth/{treeSize}", "/v1/kt/sth/1");
+  await call("get", "/v1/kt/sth/{treeSize}", "/v1/kt/sth/1000000");
+  await call("get", "/v1/kt/consistency", "/v1/kt/consistency?from=1&to=2");
+  await call("get", "/v1/kt/consistency", "/v1/kt/consistency");
+  await call("get", "/v1/kt/leaves", "/v1/kt/leaves?start=0");
+  await call("get", "/v1/kt/vrf/{address}", `/v1/kt/vrf/${alice.address}`);
+
+  const bob = "bob@example.org:1";
+  const owner = party("typed-answers-owner");
+  const sender = party("typed-answers-sender");
+  const inbox = new InboxClient(overHttp(server.url), Date.now);
+  const record = async (path: string, method: Answer["method"], res: Promise<Response>) => {
+    const answer = await res;
+    answers.push({ path, method, status: answer.status, body: await answer.json() });
+  };
+  await record("/v1/inbox/register", "post", inbox.register(bob, owner));
+  await record("/v1/inbox/{address}", "post", inbox.deposit(bob, sender, envelope(1)));
+  await record("/v1/inbox/{address}", "post", inbox.deposit(bob, sender, envelope(1)));
+  await record(
+    "/v1/inbox/{address}",
+    "post",
+    inbox.deposit(bob, sender, envelope(2), { msgId: msgIdOf(envelope(3)) }),
+  );
+  await record("/v1/inbox/{address}/fetch", "post", inbox.fetch(bob, owner, { limit: 10 }));
+  await call("get", "/v1/bridge/poll", bridgeUrl(server.url, "poll", owner, bob));
+  const msgId = msgIdOf(envelope(1));
+  await record("/v1/inbox/{address}/{msgId}", "delete", inbox.ack(bob, owner, msgId));
+  await record("/v1/inbox/{address}/{msgId}", "delete", inbox.ack(bob, owner, msgId));
+  await record("/v1/inbox/register/{address}", "delete", inbox.unregister(bob, owner));
+
+  await call("get", "/svc-observer/api/state", "/svc-observer/api/state", {
+    headers: { authorization: `Bearer ${OBSERVER_TOKEN}` },
+  });
+  await call("get", "/svc-observer/api/state", "/svc-observer/api/state");
+  return { served, answers };
+}
+
+/** A bundle's proof may trail the change by a log append: ask until it is there. */
+async function eventually(ask: () => Promise<Answer>): Promise<Answer> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const answer = await ask();
+    if (proofKind(answer) !== undefined) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error("no ktProof came");
+}
+
+function proofKind(answer: Answer): string | undefined {
+  return (answer.body as { ktProof?: { body: { type: string } } }).ktProof?.body.type;
+}
+
+/**
+ * A TypeScript module that assigns each answer, as an object literal, to the type
+ * openapi-typescript generated for its route and status: an undeclared member is an excess
+ * property, a missing or mistyped one an assignability error.
+ */
+function answersModule(answers: Answer[]): string {
+  const lines = [
+    'import type { paths } from "./openapi.js";',
+    "type Json<P extends keyof paths, M extends keyof paths[P], S extends number> =",
+    '  paths[P][M] extends { responses: infer R } ? S extends keyof R ? R[S] extends { content: { "application/json": infer B } } ? B : never : never : never;',
+  ];
+  answers.forEach((answer, i) => {
+    const type = `Json<${JSON.stringify(answer.path)}, "${answer.method}", ${answer.status}>`;
+    lines.push(`export const answer${i}: ${type} = ${JSON.stringify(answer.body)};`);
+  });
+  return `${lines.join("\n")}\n`;
+}
+
+function typeErrors(files: Record<string, string>): string[] {
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  const program = ts.createProgram([join(dir, "answers.ts")], {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+  });
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
+}
+
+describe("a client generated from the served /openapi.yaml (openapi-typescript)", () => {
+  it("types every real answer of every JSON route, with no undeclared member", async () => {
+    const { served, answers } = await realAnswers();
+    const types = astToString(await openapiTS(served));
+    const answered = answers.filter((a) => a.status === 200).map((a) => `${a.method} ${a.path}`);
+    const jsonRoutes = (Object.values(ROUTES) as RouteContract[])
+      .filter((route) => route.response !== undefined && route.server !== "receiver")
+      .map((route) => `${route.method.toLowerCase()} ${route.path}`);
+    expect(new Set(answered)).toEqual(new Set(jsonRoutes));
+    expect(typeErrors({ "openapi.ts": types, "answers.ts": answersModule(answers) })).toEqual([]);
+
+    // The check can fail: one undeclared member in a nested proof is an error.
+    const bundle = answers.find((a) => a.path === "/v1/keys/bundle/{address}" && a.status === 200);
+    const tampered = structuredClone(bundle) as Answer & {
+      body: { ktProof: { body: { indexProof: Record<string, unknown> } } };
+    };
+    tampered.body.ktProof.body.indexProof.future = 1;
+    const errors = typeErrors({ "answers.ts": answersModule([tampered]) });
+    expect(errors.join("\n")).toMatch(/'"future"' does not exist in type '{ depth: number;/);
+  }, 180_000);
+});
