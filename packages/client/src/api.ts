@@ -1,12 +1,19 @@
 import { type BridgeKind, bridgeQueryMessage, ed25519Sign, encodeBase64 } from "@svc/canonical";
-import { LIMITS, ROUTES } from "@svc/protocol";
+import { type JsonRouteName, LIMITS, ROUTES } from "@svc/protocol";
 import type * as v from "valibot";
 import { createBodySigner } from "./body-signer.js";
 import { type HttpOptions, request, urlOf } from "./http.js";
 
 type Routes = typeof ROUTES;
-/** The routes SvcApi calls: every JSON route of the prekey server (transfer is a peer's). */
-export type ApiRouteName = Exclude<keyof Routes, `transfer${string}`>;
+/**
+ * The routes SvcApi calls: every JSON route of the prekey server but the operator's observer
+ * (transfer is a peer's).
+ */
+export type ApiRouteName = {
+  [N in JsonRouteName]: Routes[N] extends { server: "receiver" } | { auth: "observer-token" }
+    ? never
+    : N;
+}[JsonRouteName];
 
 /** The validated success answer of a route. */
 export type ApiAnswer<N extends ApiRouteName> = v.InferOutput<Routes[N]["response"]>;
@@ -122,25 +129,26 @@ export function createApi(options: ApiOptions): SvcApi {
       signBody(method, path, { ...fields, signedAt: options.now() }, key);
   const get = <N extends ApiRouteName>(
     name: N,
-    path: string,
+    params?: PathParams,
     query?: Record<string, number | undefined>,
     call?: CallOptions,
   ) =>
     request(http, {
       method: "GET",
-      path,
+      path: pathOf(ROUTES[name], params),
       query,
       response: ROUTES[name].response,
       signal: call?.signal,
     }) as Promise<ApiAnswer<N>>;
   const write = <N extends ApiRouteName>(
     name: N,
-    path: string,
+    params: PathParams | undefined,
     fields: Record<string, unknown>,
     key: SigningKey,
     call?: CallOptions,
   ) => {
-    const method = ROUTES[name].method;
+    const { method } = ROUTES[name];
+    const path = pathOf(ROUTES[name], params);
     return request(http, {
       method,
       path,
@@ -167,35 +175,26 @@ export function createApi(options: ApiOptions): SvcApi {
   };
 
   return {
-    health: (call) => get("health", "/health", undefined, call),
-    healthz: (call) => get("healthz", "/healthz", undefined, call),
-    ready: (call) => get("ready", "/ready", undefined, call),
-    keysRegister: (fields, key, call) =>
-      write("keysRegister", "/v1/keys/register", fields, key, call),
-    keysBundle: (address, call) =>
-      get("keysBundle", `/v1/keys/bundle/${segment(address)}`, undefined, call),
-    keysCount: (address, call) =>
-      get("keysCount", `/v1/keys/count/${segment(address)}`, undefined, call),
-    keysReplenish: (fields, key, call) =>
-      write("keysReplenish", "/v1/keys/replenish", fields, key, call),
-    keysDelete: (address, key, call) =>
-      write("keysDelete", `/v1/keys/${segment(address)}`, {}, key, call),
-    ktLogId: (call) => get("ktLogId", "/v1/kt/log_id", undefined, call),
-    ktSth: (call) => get("ktSth", "/v1/kt/sth", undefined, call),
-    ktSthAt: (treeSize, call) => get("ktSthAt", `/v1/kt/sth/${treeSize}`, undefined, call),
-    ktConsistency: (query, call) => get("ktConsistency", "/v1/kt/consistency", query, call),
-    ktLeaves: (query, call) => get("ktLeaves", "/v1/kt/leaves", query, call),
-    ktVrf: (address, call) => get("ktVrf", `/v1/kt/vrf/${segment(address)}`, undefined, call),
-    inboxRegister: (fields, key, call) =>
-      write("inboxRegister", "/v1/inbox/register", fields, key, call),
-    inboxUnregister: (address, key, call) =>
-      write("inboxUnregister", `/v1/inbox/register/${segment(address)}`, {}, key, call),
+    health: (call) => get("health", undefined, undefined, call),
+    healthz: (call) => get("healthz", undefined, undefined, call),
+    ready: (call) => get("ready", undefined, undefined, call),
+    keysRegister: (fields, key, call) => write("keysRegister", undefined, fields, key, call),
+    keysBundle: (address, call) => get("keysBundle", { address }, undefined, call),
+    keysCount: (address, call) => get("keysCount", { address }, undefined, call),
+    keysReplenish: (fields, key, call) => write("keysReplenish", undefined, fields, key, call),
+    keysDelete: (address, key, call) => write("keysDelete", { address }, {}, key, call),
+    ktLogId: (call) => get("ktLogId", undefined, undefined, call),
+    ktSth: (call) => get("ktSth", undefined, undefined, call),
+    ktSthAt: (treeSize, call) => get("ktSthAt", { treeSize }, undefined, call),
+    ktConsistency: (query, call) => get("ktConsistency", undefined, query, call),
+    ktLeaves: (query, call) => get("ktLeaves", undefined, query, call),
+    ktVrf: (address, call) => get("ktVrf", { address }, undefined, call),
+    inboxRegister: (fields, key, call) => write("inboxRegister", undefined, fields, key, call),
+    inboxUnregister: (address, key, call) => write("inboxUnregister", { address }, {}, key, call),
     inboxDeposit: (address, fields, key, call) =>
-      write("inboxDeposit", `/v1/inbox/${segment(address)}`, fields, key, call),
-    inboxFetch: (address, fields, key, call) =>
-      write("inboxFetch", `/v1/inbox/${segment(address)}/fetch`, fields, key, call),
-    inboxAck: (address, msgId, key, call) =>
-      write("inboxAck", `/v1/inbox/${segment(address)}/${segment(msgId)}`, {}, key, call),
+      write("inboxDeposit", { address }, fields, key, call),
+    inboxFetch: (address, fields, key, call) => write("inboxFetch", { address }, fields, key, call),
+    inboxAck: (address, msgId, key, call) => write("inboxAck", { address, msgId }, {}, key, call),
     bridgePoll: (query, key, call) =>
       request(http, {
         method: "GET",
@@ -207,10 +206,22 @@ export function createApi(options: ApiOptions): SvcApi {
         holdMs: query.timeoutMs ?? LIMITS.pollTimeoutMs.default,
       }),
     bridgeUrl(kind, query, key) {
-      const url = urlOf(options.server, `/v1/bridge/${kind}`, signedQuery(kind, query, key));
+      const route = kind === "ws" ? ROUTES.bridgeWs : ROUTES.bridgeStream;
+      const url = urlOf(options.server, route.path, signedQuery(kind, query, key));
       return kind === "ws" ? url.replace(/^http/, "ws") : url;
     },
   };
+}
+
+type PathParams = Record<string, string | number>;
+
+/** The route's path template with each `{param}` replaced by its segment. */
+function pathOf(route: { path: string }, params: PathParams = {}): string {
+  return route.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new TypeError(`${route.path} needs ${name}`);
+    return segment(String(value));
+  });
 }
 
 /**
