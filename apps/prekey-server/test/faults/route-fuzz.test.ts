@@ -147,7 +147,7 @@ describe("every route of the served OpenAPI document under hostile input", () =>
     "get /ready",
     "get /metrics",
     "get /openapi.yaml",
-    "get /svc-observer/",
+    "get /svc-observer",
     "get /svc-observer/api/state",
     "get /svc-observer/api/events",
     "post /v1/keys/register",
