@@ -260,7 +260,12 @@ async function expectNoFailure(
   init: RequestInit,
 ): Promise<number> {
   const send = () =>
-    fetch(`${server.url}${path}`, { ...init, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+    fetch(`${server.url}${path}`, {
+      ...init,
+      // A redirect (GET /svc-observer) is the answer under test, not the page it points to.
+      redirect: "manual",
+      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+    });
   let res: Response;
   try {
     res = await send().catch((error: unknown) => {
