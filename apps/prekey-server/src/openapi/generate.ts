@@ -136,7 +136,6 @@ function components(): Json {
   );
 }
 
-
 /**
  * The OpenAPI 3.1 document of every route of ROUTES (those marked `undocumented` left out), with
  * the prose of the overlay.
