@@ -6,7 +6,7 @@ import {
   loadEnv,
   proxyCount,
   wholeNumber,
-} from "@svc/http";
+} from "@svc/node-kit";
 import { LIMITS } from "@svc/protocol";
 import {
   DEFAULT_MAX_RESERVED_BYTES,

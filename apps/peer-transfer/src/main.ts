@@ -1,4 +1,5 @@
-import { ConfigError, stopOnSignals } from "@svc/http";
+import { stopOnSignals } from "@svc/http";
+import { ConfigError } from "@svc/node-kit";
 import { loadTransferConfig } from "./config.js";
 import { startReceiver } from "./receiver.js";
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { EXIT } from "@svc/cli/kit";
-import { notPrivateUnder } from "@svc/db/testing";
+import { notPrivateUnder } from "@svc/node-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   BIN,

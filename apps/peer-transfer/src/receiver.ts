@@ -5,17 +5,15 @@ import { openStorage, type Storage } from "@svc/db";
 import {
   bindPort,
   clientIp,
-  createLogger,
   createMetricsRegistry,
   createRateLimit,
   errorResponder,
   type ListenSettings,
-  type Logger,
   type MetricsRegistry,
   observeRequests,
   routeNotFound,
-  usePrivateUmask,
 } from "@svc/http";
+import { createLogger, type Logger, usePrivateUmask } from "@svc/node-kit";
 import {
   databaseTransferStore,
   fileTransferStore,

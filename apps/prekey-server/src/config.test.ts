@@ -1,4 +1,4 @@
-import { ConfigError } from "@svc/http";
+import { ConfigError } from "@svc/node-kit";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "./config.js";
 

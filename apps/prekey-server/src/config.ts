@@ -6,7 +6,7 @@ import {
   onOff,
   proxyCount,
   wholeNumber,
-} from "@svc/http";
+} from "@svc/node-kit";
 import * as v from "valibot";
 import { type KtWitnessConfig, parseKtWitnesses } from "./kt-witnesses.js";
 

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { encodeBase64 } from "@svc/canonical";
-import { ConfigError } from "@svc/http";
+import { ConfigError } from "@svc/node-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import { KT_KEY_FILE, loadKtSigningSeed } from "./kt-key.js";
 import { testConfig } from "./test-support/app.js";

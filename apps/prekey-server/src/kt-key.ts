@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { decodeBase64 } from "@svc/canonical";
-import { ConfigError, loadOrCreateKeyFile } from "@svc/http";
+import { ConfigError, loadOrCreateKeyFile } from "@svc/node-kit";
 import type { Config } from "./config.js";
 
 /** File under the data directory holding the generated operator key (base64 seed, mode 0600). */

@@ -1,4 +1,5 @@
-import { ConfigError, stopOnSignals, usePrivateUmask } from "@svc/http";
+import { stopOnSignals } from "@svc/http";
+import { ConfigError, usePrivateUmask } from "@svc/node-kit";
 import { loadConfig } from "./config.js";
 import { startServer } from "./server.js";
 

@@ -1,4 +1,4 @@
-import { createLogger } from "@svc/http";
+import { createLogger } from "@svc/node-kit";
 import { describe, expect, it } from "vitest";
 import { createTestApp } from "./test-support/app.js";
 

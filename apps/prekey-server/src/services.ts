@@ -1,7 +1,8 @@
 import type { Ed25519Verifier } from "@svc/canonical";
 import type { Storage } from "@svc/db";
-import { createLogger, createRateLimit, type Logger, type RateLimit, unlimited } from "@svc/http";
+import { createRateLimit, type RateLimit, unlimited } from "@svc/http";
 import { serverEd25519Verifier } from "@svc/http/ed25519";
+import { createLogger, type Logger } from "@svc/node-kit";
 import type { Config } from "./config.js";
 import { ServerEvents } from "./events.js";
 import { createMetrics, type Metrics } from "./metrics.js";

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { notPrivateUnder } from "@svc/db/testing";
+import { notPrivateUnder } from "@svc/node-kit";
 import { afterAll, describe, expect, it } from "vitest";
 import { registerIdentity } from "./faults/support/identity-registrations.js";
 import { type Closer, runClosers, startServerProcess } from "./faults/support/server-process.js";

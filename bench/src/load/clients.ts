@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { KeyedSerial } from "@svc/canonical";
 import type { PreparedRequest } from "@svc/test-client";
 import { type KeepAliveSockets, keepAliveSockets, type SocketAnswer } from "@svc/test-client/node";
 import { type Envelope, openPresence, PollLoop, PushBridge } from "./bridges.js";
@@ -22,7 +23,8 @@ export class LoadClients {
   readonly bridges = new Map<number, PushBridge>();
   readonly polls: PollLoop[] = [];
   readonly #watchers: { events: () => number; close: () => void }[] = [];
-  readonly #fetches = new Map<number, Promise<void>>();
+  /** Fetches of one inbox run one after another. */
+  readonly #fetches = new KeyedSerial();
   #http: KeepAliveSockets[] = [];
   readonly #retired: KeepAliveSockets[] = [];
   /** Acks sent and not answered yet. */
@@ -151,10 +153,7 @@ export class LoadClients {
 
   /** Fetches and acknowledges `index`'s inbox, after any fetch of it still running. */
   fetchInbox(index: number, instance: number): Promise<void> {
-    const previous = this.#fetches.get(index) ?? Promise.resolve();
-    const next = previous.then(() => this.#drainInbox(index, instance));
-    this.#fetches.set(index, next);
-    return next;
+    return this.#fetches.run(String(index), () => this.#drainInbox(index, instance));
   }
 
   async #drainInbox(index: number, instance: number): Promise<void> {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { createBatcher, type Storage } from "@svc/db";
+import type { Storage } from "@svc/db";
+import { createBatcher } from "@svc/node-kit";
 import { and, eq, inArray, lt, notExists, sql } from "drizzle-orm";
 import type { AdapterSink, BridgeAdapter, PresenceSync } from "./adapter.js";
 import { parsePresenceChange } from "./presence-change.js";

@@ -18,4 +18,5 @@ export { isFresh, SIGNED_AT_WINDOW_MS } from "./freshness.js";
 export { bytesToHex, hexToBytes } from "./hex.js";
 export type { CanonicalizeOptions } from "./jcs.js";
 export { canonicalize } from "./jcs.js";
+export { KeyedSerial, SerialQueue } from "./serial.js";
 export { signBody, signedBody, signedBodyMessage } from "./signed-body.js";

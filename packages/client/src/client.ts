@@ -1,4 +1,4 @@
-import { decodeBase64, ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { decodeBase64, ed25519Sign, encodeBase64, SerialQueue } from "@svc/canonical";
 import { decodeBundle, type IdentityKeys, msgIdOf, type PreKeyBundleKeys } from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
@@ -13,7 +13,6 @@ import {
   resolveOptions,
 } from "./options.js";
 import { addOneTimePreKeys } from "./prekeys.js";
-import { Serial } from "./serial.js";
 import { encryptOnActive, withNewSession } from "./sessions.js";
 import {
   currentSignedPreKey,
@@ -83,7 +82,7 @@ export class SvcClient {
   #state: StoredState | undefined;
   /** The KT pin before there is a state to keep it in. */
   #ktPin: KtPin | null = null;
-  readonly #serial = new Serial();
+  readonly #serial = new SerialQueue();
   #saves: Promise<void> = Promise.resolve();
   #queuedSave: Promise<void> | undefined;
   readonly #kt: KtCheck;

@@ -1,3 +1,4 @@
+import { SerialQueue } from "@svc/canonical";
 import type { StoredState } from "./state.js";
 
 /**
@@ -21,7 +22,7 @@ export interface KeyStore {
 /** A store in memory, kept as JSON text so that it holds exactly what a file store would. */
 export function memoryStore(): KeyStore {
   let text: string | undefined;
-  let tail: Promise<unknown> = Promise.resolve();
+  const queue = new SerialQueue();
   return {
     async load() {
       return text === undefined ? undefined : (JSON.parse(text) as StoredState);
@@ -29,10 +30,6 @@ export function memoryStore(): KeyStore {
     async save(state) {
       text = JSON.stringify(state);
     },
-    transaction(task) {
-      const result = tail.then(task);
-      tail = result.catch(() => undefined);
-      return result;
-    },
+    transaction: (task) => queue.run(task),
   };
 }

@@ -1,4 +1,3 @@
-export { type BatcherOptions, createBatcher } from "./batcher.js";
 export { bytea } from "./bytea.js";
 export type { LegacyTag } from "./legacy.js";
 export type { PackageMigrations } from "./migrations.js";

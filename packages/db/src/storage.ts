@@ -1,11 +1,11 @@
 import { join } from "node:path";
+import { makePrivateDirectory, restrictTree } from "@svc/node-kit";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { applyMigrations, type PackageMigrations } from "./migrations.js";
 import { type PgliteThread, startPgliteThread } from "./pglite-channel.js";
 import { pgliteSocket } from "./pglite-socket.js";
-import { makePrivateDirectory, restrictTree } from "./private-files.js";
 
 export type Database = PgDatabase<PgQueryResultHKT>;
 export type StorageKind = "pglite" | "postgres";

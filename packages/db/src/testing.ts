@@ -4,7 +4,6 @@ import { openStorage, pgliteStorage, type Storage } from "./storage.js";
 import { createTestDatabase, droppedOnClose } from "./test-database.js";
 
 export { createLegacyTestStorage, type LegacyTestStorageOptions } from "./legacy-testing.js";
-export { notPrivateUnder } from "./private-modes.js";
 export { describeSchema, type SchemaDescription } from "./schema-description.js";
 export { createTestDatabase };
 

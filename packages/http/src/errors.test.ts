@@ -1,8 +1,8 @@
+import { createLogger } from "@svc/node-kit";
 import { SvcError } from "@svc/protocol";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { errorResponder, routeNotFound } from "./errors.js";
-import { createLogger } from "./logger.js";
 
 function appThrowing(error: unknown, lines: string[] = []) {
   const app = new Hono();

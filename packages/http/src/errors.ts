@@ -1,7 +1,7 @@
+import type { Logger } from "@svc/node-kit";
 import { SvcError, toSvcError } from "@svc/protocol";
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { Logger } from "./logger.js";
 
 /**
  * The one place a thrown error becomes an ErrorResponse: its status comes from the code's entry

@@ -1,15 +1,10 @@
 export { bearerToken, tokenMatches } from "./bearer-token.js";
 export { clientIp } from "./client-ip.js";
-export { isErrno, syncDirectory, TEMP_SUFFIX, writeFileAtomic } from "./durable-file.js";
-export { ConfigError, loadEnv, onOff, proxyCount, wholeNumber } from "./env.js";
 export { errorResponder, routeNotFound } from "./errors.js";
 export { readJsonBody } from "./json-body.js";
-export { loadOrCreateKeyFile } from "./key-file.js";
-export { createLogger, LOG_LEVELS, type LogFields, type Logger, type LogLevel } from "./logger.js";
 export { createMetricsRegistry, type MetricsRegistry } from "./metrics.js";
 export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
 export { observeRequests, type RequestVariables } from "./observe-requests.js";
-export { usePrivateUmask } from "./private-umask.js";
 export { createRateLimit, type RateLimit, type RateLimitOptions, unlimited } from "./rate-limit.js";
 export {
   type BindOptions,

@@ -2,12 +2,12 @@ import { once } from "node:events";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { createLogger } from "@svc/node-kit";
 import fc from "fast-check";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorResponder } from "./errors.js";
 import { readJsonBody } from "./json-body.js";
-import { createLogger } from "./logger.js";
 
 function echoApp(limit: number, origin?: string) {
   const app = new Hono();

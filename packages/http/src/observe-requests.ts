@@ -1,6 +1,6 @@
+import type { Logger } from "@svc/node-kit";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import type { Logger } from "./logger.js";
 import type { MetricsRegistry } from "./metrics.js";
 
 /** What every app built on this kit keeps per request. */

@@ -1,5 +1,6 @@
 import { equalBytes } from "@svc/canonical";
-import { createBatcher, type Database, preparedRows } from "@svc/db";
+import { type Database, preparedRows } from "@svc/db";
+import { createBatcher } from "@svc/node-kit";
 import { type BridgeEnvelope, type FetchPage, LIMITS } from "@svc/protocol";
 import { and, eq, sql } from "drizzle-orm";
 import { toBase64 } from "./bytes.js";

@@ -1,5 +1,5 @@
 import { equalBytes } from "@svc/canonical";
-import { createBatcher, type Storage } from "@svc/db";
+import type { Storage } from "@svc/db";
 import {
   defaultOrigin,
   type KtProof,
@@ -18,6 +18,7 @@ import {
   mapRowCoords,
   proofPlanNodes,
 } from "@svc/merkle";
+import { createBatcher } from "@svc/node-kit";
 import { isValidKeyName } from "@svc/signed-note";
 import {
   type Appended,

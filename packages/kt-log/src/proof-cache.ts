@@ -1,4 +1,5 @@
 import type { KtProof, KtProofBody, SignedTreeHead } from "@svc/kt-verify";
+import { LruMap } from "@svc/node-kit";
 
 /** The identity keys an answer shows for an address; undefined when it is not registered. */
 export interface IdentityKeys {
@@ -21,12 +22,14 @@ export interface CachedProof {
  * used.
  */
 export class ProofCache {
-  readonly #entries = new Map<string, CachedProof>();
+  readonly #entries: LruMap<string, CachedProof>;
 
-  constructor(readonly capacity: number) {
-    if (!Number.isSafeInteger(capacity) || capacity < 0) {
-      throw new RangeError("capacity must be a non-negative integer");
-    }
+  constructor(capacity: number) {
+    this.#entries = new LruMap(capacity);
+  }
+
+  get capacity(): number {
+    return this.#entries.capacity;
   }
 
   /** The body kept for `address` when it was made at `treeSize`. */
@@ -37,24 +40,14 @@ export class ProofCache {
 
   /** The entry of `address`, without making it the most recently used. */
   peek(address: string): CachedProof | undefined {
-    return this.#entries.get(address);
+    return this.#entries.peek(address);
   }
 
   get(address: string): CachedProof | undefined {
-    const entry = this.#entries.get(address);
-    if (entry === undefined) return undefined;
-    this.#entries.delete(address);
-    this.#entries.set(address, entry);
-    return entry;
+    return this.#entries.get(address);
   }
 
   set(address: string, sth: SignedTreeHead, body: KtProofBody, readAt: number): void {
-    if (this.capacity === 0) return;
-    this.#entries.delete(address);
     this.#entries.set(address, { proof: { sth, body }, readAt });
-    if (this.#entries.size > this.capacity) {
-      const oldest = this.#entries.keys().next().value as string;
-      this.#entries.delete(oldest);
-    }
   }
 }

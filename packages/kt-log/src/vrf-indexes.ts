@@ -1,4 +1,5 @@
 import { type Database, executePreparedRows, plainBytes } from "@svc/db";
+import { LruMap } from "@svc/node-kit";
 import { type VrfProver, vrfProver } from "@svc/vrf";
 import { sql } from "drizzle-orm";
 import { sodiumArithmetic } from "./sodium-arithmetic.js";
@@ -22,13 +23,12 @@ const utf8 = new TextEncoder();
 export class VrfIndexes {
   readonly publicKey: Uint8Array;
   readonly #prover: VrfProver;
-  readonly #recent = new Map<string, AddressIndex>();
-  readonly #capacity: number;
+  readonly #recent: LruMap<string, AddressIndex>;
 
   constructor(secretKey: Uint8Array, capacity = 10_000) {
     this.#prover = vrfProver(secretKey, sodiumArithmetic());
     this.publicKey = this.#prover.publicKey;
-    this.#capacity = capacity;
+    this.#recent = new LruMap(capacity);
   }
 
   /** Proves `address`'s index (no storage). */
@@ -41,7 +41,7 @@ export class VrfIndexes {
   async lookup(db: Database, addresses: readonly string[]): Promise<AddressIndex[]> {
     const found = new Map<string, AddressIndex>();
     for (const address of addresses) {
-      const known = this.#recent.get(address);
+      const known = this.#recent.peek(address);
       if (known !== undefined) found.set(address, known);
     }
     const missing = [...new Set(addresses.filter((a) => !found.has(a)))];
@@ -63,17 +63,9 @@ export class VrfIndexes {
       for (const address of missing) {
         const entry = stored.get(address) ?? this.prove(address);
         found.set(address, entry);
-        this.#remember(address, entry);
+        this.#recent.set(address, entry);
       }
     }
     return addresses.map((address) => found.get(address) as AddressIndex);
-  }
-
-  #remember(address: string, entry: AddressIndex): void {
-    this.#recent.delete(address);
-    this.#recent.set(address, entry);
-    if (this.#recent.size > this.#capacity) {
-      this.#recent.delete(this.#recent.keys().next().value as string);
-    }
   }
 }

@@ -4,6 +4,7 @@ import {
   equalBytes,
   isValidAddress,
   normalizeAddress,
+  SerialQueue,
 } from "@svc/canonical";
 import { CompactRange, leafHash, mapKey, SparseMerkleMap, verifyConsistency } from "@svc/merkle";
 import { optionalKey, requireBytes } from "./arguments.js";
@@ -92,7 +93,7 @@ export class KtMonitor {
   #pending: KtMonitorEvent[] = [];
   #trusted: SignedTreeHead | undefined;
   #failure: KtVerifyError | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(options: KtMonitorOptions) {
     if (typeof options !== "object" || options === null) {
@@ -120,9 +121,7 @@ export class KtMonitor {
 
   /** One poll: fetch the latest STH, check it, replay the new leaves. Polls run one at a time. */
   step(): Promise<SignedTreeHead> {
-    const run = this.#queue.then(() => this.#poll());
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(() => this.#poll());
   }
 
   /** Polls until `signal` aborts; throws on the first failed check. */

@@ -1,4 +1,4 @@
-import { decodeBase64, equalBytes } from "@svc/canonical";
+import { decodeBase64, equalBytes, SerialQueue } from "@svc/canonical";
 import { verifyConsistency } from "@svc/merkle";
 import { optionalKey } from "./arguments.js";
 import { KtVerifyError } from "./errors.js";
@@ -70,7 +70,7 @@ export class KtVerifier {
   readonly #verifySignature: SthSignatureVerifier;
   readonly #witnesses: WitnessQuorum | undefined;
   readonly #vrfPublicKey: Uint8Array | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #queue = new SerialQueue();
 
   constructor(options: KtVerifierOptions) {
     if (typeof options !== "object" || options === null) {
@@ -265,9 +265,7 @@ export class KtVerifier {
   }
 
   #serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(work);
-    this.#queue = run.catch(() => undefined);
-    return run;
+    return this.#queue.run(work);
   }
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { TEMP_SUFFIX, writeFileAtomic } from "@svc/http";
+import { TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
 import { decodeBase64, encodeBase64 } from "@svc/signed-note";
 import { WitnessError } from "./errors.js";
 import type { CosignedTree, WitnessState } from "./state.js";

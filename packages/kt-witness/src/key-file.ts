@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
+import { createFileOnce, readPrivateFile } from "@svc/node-kit";
 import {
   formatSignerKey,
   isValidKeyName,
@@ -16,20 +15,15 @@ import { WitnessError } from "./errors.js";
  * that does not parse, or that is not a regular file throws WitnessError WITNESS_KEY_FILE.
  */
 export async function readSignerKeyFile(path: string): Promise<Signer | undefined> {
-  let text: string;
+  let text: string | undefined;
   try {
-    text = await readFile(path, "utf8");
+    text = await readPrivateFile(path, (message) => keyFileError(message));
   } catch (error) {
+    if (error instanceof WitnessError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return undefined;
     throw keyFileError(`${path}: cannot be read (${code ?? String(error)})`, error);
   }
-  const { mode } = await stat(path);
-  if ((mode & 0o077) !== 0) {
-    throw keyFileError(
-      `${path}: readable by other users (mode ${(mode & 0o777).toString(8)}); chmod 600 it`,
-    );
-  }
+  if (text === undefined) return undefined;
   try {
     return parseSignerKey(text.endsWith("\n") ? text.slice(0, -1) : text);
   } catch (error) {
@@ -40,7 +34,7 @@ export async function readSignerKeyFile(path: string): Promise<Signer | undefine
 
 /**
  * The signer key of `path`, created on first use with a new random Ed25519 key named `name`
- * (mode 0600, written aside and linked into place, so never seen half-written; two processes
+ * (mode 0600, see createFileOnce of @svc/node-kit: never seen half-written, and two processes
  * starting at once end up with the same key). A file holding a key of another name throws
  * WitnessError WITNESS_KEY_FILE: the name is part of the key ID that verifiers pin.
  */
@@ -56,30 +50,7 @@ export async function loadOrCreateSignerKey(path: string, name: string): Promise
 }
 
 async function create(path: string, name: string): Promise<Signer> {
-  const text = `${formatSignerKey(name, new Uint8Array(randomBytes(32)))}\n`;
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
-  const file = await open(draft, "wx", 0o600);
-  try {
-    await file.writeFile(text, "utf8");
-    await file.sync();
-  } finally {
-    await file.close();
-  }
-  try {
-    await link(draft, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    // Another process created it first: use theirs (below).
-  } finally {
-    await unlink(draft);
-  }
-  const directory = await open(dirname(path), "r");
-  try {
-    await directory.sync();
-  } finally {
-    await directory.close();
-  }
+  await createFileOnce(path, `${formatSignerKey(name, new Uint8Array(randomBytes(32)))}\n`);
   const created = await readSignerKeyFile(path);
   if (created === undefined) throw keyFileError(`${path}: removed while it was being created`);
   return created;

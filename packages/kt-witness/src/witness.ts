@@ -1,3 +1,4 @@
+import { KeyedSerial } from "@svc/canonical";
 import { verifyConsistency } from "@svc/merkle";
 import {
   COSIGNATURE_V1_TYPE,
@@ -59,7 +60,8 @@ export class Witness {
   readonly #logs = new Map<string, Verifier[]>();
   readonly #state: WitnessState;
   readonly #now: () => number;
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** Each origin's tasks run one after another. */
+  readonly #origins = new KeyedSerial();
 
   constructor(options: WitnessOptions) {
     const { signer, logs, state } = options;
@@ -94,7 +96,7 @@ export class Witness {
     const request = this.#check(body);
     if ("status" in request) return request;
     const { oldSize, proof, checkpoint } = request;
-    const answer = await this.#serialize(checkpoint.origin, async () => {
+    const answer = await this.#origins.run(checkpoint.origin, async () => {
       const stored = await this.#state.read(checkpoint.origin);
       const refusal = refuseUpdate(stored, oldSize, proof, checkpoint);
       if (refusal) return refusal;
@@ -161,20 +163,6 @@ export class Witness {
       proof: request.proof,
       checkpoint: { origin, size, rootHash, text },
     };
-  }
-
-  /** Runs `task` after every earlier task of the same origin has settled. */
-  #serialize<T>(origin: string, task: () => Promise<T>): Promise<T> {
-    const run = (this.#queues.get(origin) ?? Promise.resolve()).then(task);
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#queues.set(origin, settled);
-    void settled.then(() => {
-      if (this.#queues.get(origin) === settled) this.#queues.delete(origin);
-    });
-    return run;
   }
 }
 

@@ -1,5 +1,6 @@
 import { equalBytes } from "@svc/canonical";
-import { createBatcher, type Database, plainBytes } from "@svc/db";
+import { type Database, plainBytes } from "@svc/db";
+import { createBatcher } from "@svc/node-kit";
 import { and, count, eq, sql } from "drizzle-orm";
 import { popBundles } from "./bundle-pop.js";
 import { PrekeyError } from "./errors.js";

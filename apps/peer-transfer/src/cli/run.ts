@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describeFailure, EXIT, type Problem, problemLine } from "@svc/cli/kit";
-import { ConfigError } from "@svc/http";
+import { ConfigError } from "@svc/node-kit";
 import { loadTransferConfig } from "../config.js";
 import { startReceiver } from "../receiver.js";
 import { commandUsage, parseTransferArgs, type TransferArgs, USAGE, UsageError } from "./args.js";

@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { acquirePidLock, releasePidLockSync, TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
 import { ClientError } from "../errors.js";
 import type { StoredState } from "../state.js";
 import type { KeyStore } from "../store.js";
-import { acquireLock, releaseLockSync } from "./lock.js";
 
 export interface FileStoreOptions {
   /** How long to wait for another user of the store to let go of its lock; default 10 s. */
@@ -15,13 +15,12 @@ const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 
 const STATE_FILE = "state.json";
 const LOCK_FILE = "state.lock";
-const TEMP_SUFFIX = ".tmp";
 
 /**
  * A KeyStore in `<dir>/state.json` (mode 0600, `dir` created 0700 by the first save). A save
  * writes a temporary file, fsyncs it, renames it over state.json and fsyncs the directory, so a
  * crash leaves the old state or the new one. Each load, save and transaction holds
- * `<dir>/state.lock` (O_EXCL, the pid inside) while it runs, and only then: processes sharing the
+ * `<dir>/state.lock` (a pid lock of @svc/node-kit) while it runs, and only then: processes sharing the
  * directory (`svc listen` and `svc send`) take turns, a transaction's loads and saves inside it.
  */
 export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore {
@@ -38,15 +37,21 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore
   const holding = new AsyncLocalStorage<object>();
   let holder: object | undefined;
   let cleaned = false;
-  let saves = 0;
 
   const holdsLock = () => holder !== undefined && holding.getStore() === holder;
-  const releaseOnExit = () => releaseLockSync(lockPath);
+  const releaseOnExit = () => releasePidLockSync(lockPath);
 
   async function locked<T>(task: () => Promise<T>): Promise<T> {
     if (holdsLock()) return task();
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const release = await acquireLock(lockPath, lockTimeoutMs);
+    const release = await acquirePidLock(lockPath, {
+      waitMs: lockTimeoutMs,
+      whenHeld: (pid) =>
+        new ClientError(
+          "STORE_LOCKED",
+          `${lockPath} is held by process ${pid} for longer than ${lockTimeoutMs} ms`,
+        ),
+    });
     process.once("exit", releaseOnExit);
     try {
       if (!cleaned) {
@@ -77,26 +82,13 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore
     }
   }
 
-  async function write(state: StoredState): Promise<void> {
-    const temp = join(dir, `${STATE_FILE}.${process.pid}.${saves++}${TEMP_SUFFIX}`);
-    const handle = await open(temp, "wx", 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(state));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, statePath);
-    await syncDirectory(dir);
-  }
-
   return {
     async load() {
       // Reading a home that does not exist creates nothing: there is no state to guard.
       if (!holdsLock() && !(await exists(dir))) return undefined;
       return locked(read);
     },
-    save: (state) => locked(() => write(state)),
+    save: (state) => locked(() => writeFileAtomic(statePath, JSON.stringify(state))),
     transaction: locked,
   };
 }
@@ -117,19 +109,5 @@ async function removeTempFiles(dir: string): Promise<void> {
     if (name.startsWith(`${STATE_FILE}.`) && name.endsWith(TEMP_SUFFIX)) {
       await unlink(join(dir, name)).catch(() => undefined);
     }
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } catch (error) {
-    // Some platforms cannot fsync a directory; the rename is still atomic there.
-    if (!["EINVAL", "EISDIR", "EPERM"].includes((error as NodeJS.ErrnoException).code ?? "")) {
-      throw error;
-    }
-  } finally {
-    await handle.close();
   }
 }

@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject, verify } from "node:crypto";
 import { type Ed25519Verifier, encodeBase64Url, strictEd25519 } from "@svc/canonical";
+import { LruMap } from "@svc/node-kit";
 
 export interface NodeEd25519Options {
   /** Most public keys kept as parsed KeyObjects (least recently used evicted); default 10000. */
@@ -12,22 +13,13 @@ export function nodeEd25519(options: NodeEd25519Options = {}): Ed25519Verifier {
   if (!Number.isSafeInteger(maxCachedKeys) || maxCachedKeys < 1) {
     throw new RangeError("maxCachedKeys must be a positive integer");
   }
-  const keys = new Map<string, KeyObject>();
+  const keys = new LruMap<string, KeyObject>(maxCachedKeys);
 
   function keyObject(publicKey: Uint8Array): KeyObject {
     const x = encodeBase64Url(publicKey);
     const cached = keys.get(x);
-    if (cached !== undefined) {
-      // Re-insert so the Map's insertion order is recency order.
-      keys.delete(x);
-      keys.set(x, cached);
-      return cached;
-    }
+    if (cached !== undefined) return cached;
     const created = createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
-    if (keys.size >= maxCachedKeys) {
-      const oldest = keys.keys().next();
-      if (!oldest.done) keys.delete(oldest.value);
-    }
     keys.set(x, created);
     return created;
   }

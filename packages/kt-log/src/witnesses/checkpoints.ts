@@ -1,6 +1,7 @@
 import { equalBytes } from "@svc/canonical";
 import type { Database } from "@svc/db";
 import { checkpointText, type SignedTreeHead } from "@svc/kt-verify";
+import { LruMap } from "@svc/node-kit";
 import { type Signer, signNote } from "@svc/signed-note";
 import { asc, eq } from "drizzle-orm";
 import { ktCosignatures } from "../schema.js";
@@ -26,8 +27,8 @@ export class Checkpoints {
   readonly #db: Database;
   readonly #signer: Signer;
   readonly #now: () => number;
-  readonly #signed = new Map<number, { rootHash: Uint8Array; note: string }>();
-  readonly #cosigned = new Map<number, Cached>();
+  readonly #signed = new LruMap<number, { rootHash: Uint8Array; note: string }>(CACHED_SIZES);
+  readonly #cosigned = new LruMap<number, Cached>(CACHED_SIZES);
   /** Counts invalidations: a read that began before one must not be kept. */
   #generation = 0;
 
@@ -40,23 +41,23 @@ export class Checkpoints {
 
   /** The checkpoint of `sth` with the operator's signature only. */
   signed(sth: SignedTreeHead): string {
-    const cached = this.#signed.get(sth.treeSize);
+    const cached = this.#signed.peek(sth.treeSize);
     if (cached !== undefined && equalBytes(cached.rootHash, sth.rootHash)) return cached.note;
     const note = signNote(checkpointText(this.origin, sth), [this.#signer]);
-    keepRecent(this.#signed, sth.treeSize, { rootHash: sth.rootHash, note });
+    this.#signed.set(sth.treeSize, { rootHash: sth.rootHash, note });
     return note;
   }
 
   /** The checkpoint of `sth` with every stored cosignature of its size. */
   cosigned(sth: SignedTreeHead): Promise<string> {
     const now = this.#now();
-    const cached = this.#cosigned.get(sth.treeSize);
+    const cached = this.#cosigned.peek(sth.treeSize);
     if (cached !== undefined && now - cached.readAt < COSIGNATURES_TTL_MS) return cached.note;
     const note = this.#read(sth);
     const entry = { readAt: now, note };
-    keepRecent(this.#cosigned, sth.treeSize, entry);
+    this.#cosigned.set(sth.treeSize, entry);
     note.catch(() => {
-      if (this.#cosigned.get(sth.treeSize) === entry) this.#cosigned.delete(sth.treeSize);
+      if (this.#cosigned.peek(sth.treeSize) === entry) this.#cosigned.delete(sth.treeSize);
     });
     return note;
   }
@@ -70,7 +71,7 @@ export class Checkpoints {
     const generation = this.#generation;
     const note = await this.#read(sth);
     if (generation !== this.#generation) return;
-    keepRecent(this.#cosigned, sth.treeSize, { readAt, note: Promise.resolve(note) });
+    this.#cosigned.set(sth.treeSize, { readAt, note: Promise.resolve(note) });
   }
 
   /** Forgets the cached cosignatures (this instance stored a new one). */
@@ -87,11 +88,4 @@ export class Checkpoints {
       .orderBy(asc(ktCosignatures.witness));
     return this.signed(sth) + rows.map((row) => row.line).join("");
   }
-}
-
-/** Sets `treeSize`'s entry as the newest, dropping the oldest beyond {@link CACHED_SIZES}. */
-function keepRecent<V>(map: Map<number, V>, treeSize: number, value: V): void {
-  map.delete(treeSize);
-  map.set(treeSize, value);
-  if (map.size > CACHED_SIZES) map.delete(map.keys().next().value as number);
 }

@@ -1,3 +1,4 @@
+import { SerialQueue } from "@svc/canonical";
 import { type Database, executeRows } from "@svc/db";
 import type { SignedTreeHead } from "@svc/kt-verify";
 import { submitCheckpoint } from "@svc/kt-witness";
@@ -39,7 +40,7 @@ interface Witness extends WitnessEndpoint {
   /** The size this witness last said it holds, once known. */
   known: number | undefined;
   /** Submissions to one witness go one at a time. */
-  queue: Promise<void>;
+  queue: SerialQueue;
   retryAt: number;
 }
 
@@ -60,7 +61,7 @@ export class Witnessing {
     this.#witnesses = options.witnesses.map((w) => ({
       ...w,
       known: undefined,
-      queue: Promise.resolve(),
+      queue: new SerialQueue(),
       retryAt: 0,
     }));
   }
@@ -102,10 +103,7 @@ export class Witnessing {
 
   async #send(sth: SignedTreeHead, witnesses: readonly Witness[]): Promise<void> {
     await Promise.all(
-      witnesses.map((witness) => {
-        witness.queue = witness.queue.then(() => this.#submit(witness, sth));
-        return witness.queue;
-      }),
+      witnesses.map((witness) => witness.queue.run(() => this.#submit(witness, sth))),
     );
   }
 

@@ -1,6 +1,6 @@
 import { constants, link, mkdir, open, readdir, stat, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { isErrno, syncDirectory } from "@svc/http";
+import { isErrno, syncDirectory } from "@svc/node-kit";
 import { isStreamId } from "@svc/protocol";
 import { InOrderHash } from "./in-order-hash.js";
 import { PartialHandles } from "./partial-handles.js";

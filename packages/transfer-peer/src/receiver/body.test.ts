@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { createLogger, errorResponder } from "@svc/http";
+import { errorResponder } from "@svc/http";
+import { createLogger } from "@svc/node-kit";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { readBody, readExactly } from "./body.js";

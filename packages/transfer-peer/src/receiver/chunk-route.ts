@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { decodeBase64Url, equalBytes } from "@svc/canonical";
-import { isErrno } from "@svc/http";
+import { isErrno } from "@svc/node-kit";
 import { badRequest, checkChunkSeq, requireActive, STREAM_ID_BYTES, SvcError } from "@svc/protocol";
 import { chunkSignedMessage, decodeChunkHeader, openChunk, planStream } from "@svc/transfer-lanes";
 import type { Hono } from "hono";

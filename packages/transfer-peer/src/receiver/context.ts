@@ -1,7 +1,7 @@
+import { KeyedSerial } from "@svc/canonical";
 import { badRequest, isStreamId, SvcError } from "@svc/protocol";
 import type { Context } from "hono";
 import { ReceivedFiles } from "../partial/received-files.js";
-import { KeyedSerial } from "../serial/keyed-serial.js";
 import type { StreamRecord } from "../store/transfer-store.js";
 import { BodyPool } from "./body-pool.js";
 import { loadBudget } from "./expiry.js";

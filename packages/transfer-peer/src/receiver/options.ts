@@ -1,7 +1,7 @@
 import type { Ed25519Verifier } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
-import { createLogger, type Logger } from "@svc/http";
 import { serverEd25519Verifier } from "@svc/http/ed25519";
+import { createLogger, type Logger } from "@svc/node-kit";
 import { LIMITS } from "@svc/protocol";
 import { CHUNK_OVERHEAD_BYTES, type ChunkCipher } from "@svc/transfer-lanes";
 import { defaultChunkCipher } from "../cipher/default-chunk-cipher.js";

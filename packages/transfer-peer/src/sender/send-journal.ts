@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { decodeBase64, encodeBase64, normalizeAddress } from "@svc/canonical";
-import { isErrno, writeFileAtomic } from "@svc/http";
+import { isErrno, writeFileAtomic } from "@svc/node-kit";
 import { isStreamId } from "@svc/protocol";
 import type { ResumeInfo } from "./options.js";
 

@@ -1,13 +1,10 @@
 import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { decodeBase64, encodeBase64 } from "@svc/canonical";
-import { isErrno, TEMP_SUFFIX, writeFileAtomic } from "@svc/http";
+import { decodeBase64, encodeBase64, KeyedSerial } from "@svc/canonical";
+import { isErrno, KeyedBatches, LruMap, TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
 import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol";
-import { KeyedBatches } from "../serial/keyed-batches.js";
-import { KeyedSerial } from "../serial/keyed-serial.js";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
 import { createLaneSlots, type LaneProgress, readLaneSlots, writeLaneSlots } from "./lane-slots.js";
-import { RecentMap } from "./recent-map.js";
 import {
   type StreamRecord,
   streamExists,
@@ -48,7 +45,7 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
   const serial = new KeyedSerial();
   // Every chunk reads its stream's record three times: from memory, not six files a chunk. A
   // record goes in only once on disk, so this reads nothing that a restart would not.
-  const recent = new RecentMap<string, Loaded>(RECENT_STREAMS);
+  const recent = new LruMap<string, Loaded>(RECENT_STREAMS);
   let ready: Promise<void> | undefined;
 
   const pathOf = (streamId: string, suffix: ".json" | ".lanes"): string => {

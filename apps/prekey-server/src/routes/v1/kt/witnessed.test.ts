@@ -9,7 +9,6 @@ import {
   x25519PublicKeyFromSeed,
 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
-import { ConfigError } from "@svc/http";
 import {
   checkpointText,
   defaultOrigin,
@@ -19,6 +18,7 @@ import {
   parseSth,
 } from "@svc/kt-verify";
 import { MemoryWitnessState, Witness, witnessRoutes } from "@svc/kt-witness";
+import { ConfigError } from "@svc/node-kit";
 import {
   COSIGNATURE_V1_TYPE,
   ED25519_TYPE,

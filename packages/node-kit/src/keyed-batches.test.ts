@@ -1,6 +1,6 @@
+import { KeyedSerial } from "@svc/canonical";
 import { describe, expect, it } from "vitest";
 import { KeyedBatches } from "./keyed-batches.js";
-import { KeyedSerial } from "./keyed-serial.js";
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 

@@ -1,18 +1,16 @@
-import { chmod, lstat, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { makePrivateDirectory, restrictTree } from "./private-files.js";
 import { notPrivateUnder } from "./private-modes.js";
-import { openStorage } from "./storage.js";
-import { notes, notesMigrations } from "./test-support/packages.js";
 
 let dir: string;
 let umask: number;
 beforeEach(async () => {
   // The most permissive umask: whatever is private below is so by the code's own doing.
   umask = process.umask(0);
-  dir = await mkdtemp(join(tmpdir(), "svc-db-private-"));
+  dir = await mkdtemp(join(tmpdir(), "svc-node-kit-private-"));
 });
 afterEach(async () => {
   process.umask(umask);
@@ -41,28 +39,4 @@ describe("restrictTree", () => {
     expect(await notPrivateUnder(join(dir, "d"))).toEqual([]);
     expect(((await lstat(outside)).mode & 0o777).toString(8)).toBe("644");
   });
-});
-
-describe("the embedded database on disk", () => {
-  it("is 0700 directories and 0600 files after use and after close, whatever the umask", async () => {
-    const dataDir = join(dir, "data");
-    const storage = await openStorage({ dataDir, migrations: [notesMigrations] });
-    try {
-      await storage.db.insert(notes).values({ id: "alice", body: new Uint8Array(32) });
-      expect(await notPrivateUnder(dataDir)).toEqual([]);
-    } finally {
-      await storage.close();
-    }
-    expect(await notPrivateUnder(dataDir)).toEqual([]);
-  }, 60_000);
-
-  it("narrows a data directory an earlier version left open", async () => {
-    const dataDir = join(dir, "data");
-    await (await openStorage({ dataDir, migrations: [] })).close();
-    await chmod(dataDir, 0o755);
-    await chmod(join(dataDir, "pglite", "PG_VERSION"), 0o666);
-    const storage = await openStorage({ dataDir, migrations: [] });
-    await storage.close();
-    expect(await notPrivateUnder(dataDir)).toEqual([]);
-  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import type { KeyedSerial } from "./keyed-serial.js";
+import type { KeyedSerial } from "@svc/canonical";
 
 interface Waiting<I, R> {
   item: I;
