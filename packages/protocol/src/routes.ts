@@ -35,7 +35,7 @@ import {
   ControlResponse,
   ResumeState,
   TransferHealthResponse,
-} from "./schemas/transfer.js";
+} from "./transfer/schemas.js";
 
 /** How a route authenticates its caller. */
 export type RouteAuth = "anonymous" | "signed-body" | "signed-query" | "transfer-headers";

@@ -1,4 +1,5 @@
-import { badRequest, isStreamId, SvcError } from "@svc/protocol";
+import { badRequest, SvcError } from "@svc/protocol";
+import { isStreamId } from "@svc/protocol/transfer";
 import type { Context } from "hono";
 import { ReceivedFiles } from "../partial/received-files.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";

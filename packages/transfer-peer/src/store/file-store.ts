@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { isErrno, TEMP_SUFFIX, writeFileAtomic } from "@svc/http";
-import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol";
+import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol/transfer";
 import { KeyedBatches } from "../serial/keyed-batches.js";
 import { KeyedSerial } from "../serial/keyed-serial.js";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";

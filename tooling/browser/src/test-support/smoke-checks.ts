@@ -4,6 +4,7 @@ import type * as Canonical from "@svc/canonical";
 import type * as KtVerify from "@svc/kt-verify";
 import type * as Merkle from "@svc/merkle";
 import type * as Protocol from "@svc/protocol";
+import type * as Transfer from "@svc/protocol/transfer";
 import type * as Ratchet from "@svc/ratchet";
 import { REPO_ROOT } from "../portable-packages.js";
 
@@ -352,12 +353,11 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     expected: () => ({ first: "hello bob", reply: "hello alice", oneTimePreKeyUsed: true }),
   }),
 
-  // @svc/transfer-lanes is typed by the exports the check uses, like the client, so that the
-  // harness needs no dependency on it. The spec's D9 vector is sealed and opened in the page.
-  "transfer-lanes": smokeCheck({
+  // @svc/protocol/transfer: the spec's D9 vector is sealed and opened in the page.
+  "protocol/transfer": smokeCheck({
     input: () =>
-      fixture<TransferSpecVector>("packages/transfer-lanes/src/fixtures/spec-transfer-vector.json"),
-    inPage(t: TransferLanesModule, { transfer: vector }) {
+      fixture<TransferSpecVector>("packages/protocol/src/fixtures/spec-transfer-vector.json"),
+    inPage(t: typeof Transfer, { transfer: vector }) {
       const hex = (bytes: Uint8Array) =>
         Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
       const unhex = (text: string) =>
@@ -547,35 +547,6 @@ interface TransferSpecVector {
     envelopeHex: string;
     chunkMessageHex: string;
     stateMessageHex: string;
-  };
-}
-
-interface TransferChunk {
-  key: Uint8Array;
-  streamId: Uint8Array;
-  laneId: number;
-  seq: bigint;
-  offset: number;
-  data: Uint8Array;
-}
-
-interface TransferLanesModule {
-  sealChunk(chunk: TransferChunk): Uint8Array;
-  openChunk(
-    envelope: Uint8Array,
-    key: Uint8Array,
-  ): { header: { laneId: number; seq: bigint }; offset: number; data: Uint8Array };
-  chunkSignedMessage(request: {
-    address: string;
-    signedAt: number;
-    streamId: string;
-    laneId: number;
-    seq: bigint;
-    body: Uint8Array;
-  }): Uint8Array;
-  stateSignedMessage(request: { address: string; signedAt: number; streamId: string }): Uint8Array;
-  planStream(shape: { size: number; chunkBytes: number; lanes: number }): {
-    chunkAt(laneId: number, seq: bigint): { offset: number; length: number } | undefined;
   };
 }
 

@@ -1,7 +1,9 @@
 import { assertBytes } from "@svc/canonical";
-import { badRequest, CHUNK_HEADER_BYTES, CHUNK_OFFSET_BYTES } from "@svc/protocol";
+import { badRequest } from "../errors.js";
 import { assertInteger, assertStreamKey } from "./assert.js";
 import {
+  CHUNK_HEADER_BYTES,
+  CHUNK_OFFSET_BYTES,
   CHUNK_OVERHEAD_BYTES,
   type ChunkHeader,
   chunkNonce,

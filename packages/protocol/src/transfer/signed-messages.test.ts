@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { refusal } from "../test-support/refusal.js";
 import { chunkSignedMessage, sha256Hex, stateSignedMessage } from "./signed-messages.js";
-import { refusal } from "./test-support/refusal.js";
 
 const text = new TextDecoder();
 const request = {

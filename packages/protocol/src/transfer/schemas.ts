@@ -1,7 +1,7 @@
 import * as v from "valibot";
 import { DECIMAL_U64_PATTERN } from "../decimal.js";
-import { STREAM_ID_PATTERN } from "../stream-id.js";
-import { OkResponse, text } from "./fields.js";
+import { OkResponse, text } from "../schemas/fields.js";
+import { STREAM_ID_PATTERN } from "./stream-id.js";
 
 /** Headers of chunk and state requests (and `X-Svc-Sender-Address` alone on control). */
 export const TRANSFER_HEADERS = {

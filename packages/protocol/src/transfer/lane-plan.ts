@@ -1,4 +1,4 @@
-import { badRequest } from "@svc/protocol";
+import { badRequest } from "../errors.js";
 import { MAX_LANE_ID } from "./assert.js";
 
 export interface StreamShape {

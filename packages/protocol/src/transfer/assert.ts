@@ -1,5 +1,5 @@
 import { assertBytes } from "@svc/canonical";
-import { STREAM_ID_BYTES } from "@svc/protocol";
+import { STREAM_ID_BYTES } from "./stream-id.js";
 
 /** Input checks of values the caller builds. Mistakes throw TypeError/RangeError naming them. */
 

@@ -1,10 +1,5 @@
-import { SvcError } from "./errors.js";
-import type { ControlMessage, StreamStatus } from "./schemas/transfer.js";
-
-/** `0x11 || streamId(16) || u32be laneId || u64be seq`: the chunk envelope's associated data. */
-export const CHUNK_HEADER_BYTES = 29;
-/** Plaintext of a chunk: `u64be file offset || data`. */
-export const CHUNK_OFFSET_BYTES = 8;
+import { SvcError } from "../errors.js";
+import type { ControlMessage, StreamStatus } from "./schemas.js";
 
 /**
  * Seq numbers start at 1 per lane and a chunk must carry exactly lastSeqAcked + 1. A refusal

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { refusal } from "../test-support/refusal.js";
 import { planStream } from "./lane-plan.js";
-import { refusal } from "./test-support/refusal.js";
 
 const shape = fc.record({
   size: fc.integer({ min: 0, max: 5000 }),

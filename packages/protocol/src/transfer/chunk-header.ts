@@ -1,13 +1,15 @@
 import { assertBytes } from "@svc/canonical";
-import {
-  badRequest,
-  CHUNK_ENVELOPE_TYPE,
-  CHUNK_HEADER_BYTES,
-  CHUNK_OFFSET_BYTES,
-  STREAM_ID_BYTES,
-} from "@svc/protocol";
+import { badRequest } from "../errors.js";
 import { assertLaneId, assertSeq, assertStreamIdBytes } from "./assert.js";
 import { CHUNK_TAG_BYTES } from "./cipher.js";
+import { STREAM_ID_BYTES } from "./stream-id.js";
+
+/** Leading byte of a transfer stream-chunk envelope. */
+export const CHUNK_ENVELOPE_TYPE = 0x11;
+/** `0x11 || streamId(16) || u32be laneId || u64be seq`: the chunk envelope's associated data. */
+export const CHUNK_HEADER_BYTES = 29;
+/** Plaintext of a chunk: `u64be file offset || data`. */
+export const CHUNK_OFFSET_BYTES = 8;
 
 /** `0x11 || streamId(16) || u32be laneId || u64be seq`, the first 29 bytes of an envelope. */
 export interface ChunkHeader {

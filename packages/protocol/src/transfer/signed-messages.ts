@@ -1,6 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@svc/canonical";
-import { badRequest } from "@svc/protocol";
+import { badRequest } from "../errors.js";
 import { MAX_LANE_ID, MAX_SEQ } from "./assert.js";
 
 /** What the three headers of a chunk or state request sign for. */

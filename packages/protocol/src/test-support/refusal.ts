@@ -1,4 +1,4 @@
-import { SvcError } from "@svc/protocol";
+import { SvcError } from "../errors.js";
 
 /** The SvcError that `run` throws; anything else (or no throw) fails the test. */
 export function refusal(run: () => unknown): SvcError {

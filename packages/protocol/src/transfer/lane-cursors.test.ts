@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { refusal } from "../test-support/refusal.js";
 import { LaneCursors } from "./lane-cursors.js";
-import { refusal } from "./test-support/refusal.js";
 
 describe("LaneCursors", () => {
   it("moves each lane on by exactly one seq", () => {

@@ -1,10 +1,14 @@
-import { CHUNK_HEADER_BYTES } from "@svc/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { refusal, returnsOrRefuses400 } from "../test-support/refusal.js";
 import { CHUNK_DATA_AT, openChunk, sealChunk } from "./chunk-envelope.js";
-import { CHUNK_OVERHEAD_BYTES, decodeChunkHeader, encodeChunkHeader } from "./chunk-header.js";
+import {
+  CHUNK_HEADER_BYTES,
+  CHUNK_OVERHEAD_BYTES,
+  decodeChunkHeader,
+  encodeChunkHeader,
+} from "./chunk-header.js";
 import { type ChunkCipher, nobleChunkCipher } from "./cipher.js";
-import { refusal, returnsOrRefuses400 } from "./test-support/refusal.js";
 
 const key = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const streamId = fc.uint8Array({ minLength: 16, maxLength: 16 });

@@ -1,8 +1,8 @@
-import type { ControlMessage } from "@svc/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { refusal, returnsOrRefuses400 } from "../test-support/refusal.js";
 import { decodeControlMessage, encodeControlMessage } from "./control-message.js";
-import { refusal, returnsOrRefuses400 } from "./test-support/refusal.js";
+import type { ControlMessage } from "./schemas.js";
 
 const streamId = "3Kg-cXsfZOsUEFenQVozCg";
 const utf8 = new TextEncoder();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { SvcError } from "./errors.js";
-import { STREAM_STATUSES, type StreamStatus } from "./schemas/transfer.js";
-import { checkChunkSeq, nextStreamStatus, requireActive } from "./transfer-rules.js";
+import { SvcError } from "../errors.js";
+import { checkChunkSeq, nextStreamStatus, requireActive } from "./rules.js";
+import { STREAM_STATUSES, type StreamStatus } from "./schemas.js";
 
 function refusal(run: () => unknown): SvcError {
   try {

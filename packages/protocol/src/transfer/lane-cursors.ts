@@ -1,5 +1,8 @@
-import { badRequest, checkChunkSeq, parseDecimalU64, type ResumeState } from "@svc/protocol";
+import { parseDecimalU64 } from "../decimal.js";
+import { badRequest } from "../errors.js";
 import { assertInteger, MAX_LANE_ID } from "./assert.js";
+import { checkChunkSeq } from "./rules.js";
+import type { ResumeState } from "./schemas.js";
 
 /** Each lane's lastSeqAcked: the highest seq accepted with every seq before it ("0": none). */
 export class LaneCursors {

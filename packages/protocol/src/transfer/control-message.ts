@@ -1,4 +1,6 @@
-import { badRequest, ControlMessage, parseRequest, SvcError } from "@svc/protocol";
+import { badRequest, SvcError } from "../errors.js";
+import { parseRequest } from "../parse.js";
+import { ControlMessage } from "./schemas.js";
 
 const utf8 = new TextEncoder();
 // fatal: invalid UTF-8 is refused, not replaced; ignoreBOM keeps a BOM, which JSON then refuses.
