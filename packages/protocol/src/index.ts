@@ -30,3 +30,12 @@ export * from "./schemas/inbox.js";
 export * from "./schemas/keys.js";
 export * from "./schemas/kt.js";
 export * from "./schemas/operations.js";
+export { signBody, signedBody, signedBodyMessage } from "./signed-body.js";
+export {
+  type BridgeKind,
+  type BridgeQuery,
+  bridgeQueryMessage,
+  type PresenceQuery,
+  parseWatched,
+  presenceQueryMessage,
+} from "./signed-query.js";

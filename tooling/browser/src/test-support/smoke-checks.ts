@@ -41,6 +41,10 @@ interface SignedBodyVector {
 interface SpecVectors {
   keys: { alice: { seed: string; publicKey: string } };
   signedBodies: { register: SignedBodyVector };
+  bridgeQuery: {
+    payload: { address: string; since: number; signedAt: number };
+    canonical: string;
+  };
 }
 
 /** Keyed by directory under packages/: every portable package has one. */
@@ -48,19 +52,20 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
   canonical: smokeCheck({
     input: () => fixture<SpecVectors>("packages/canonical/src/fixtures/spec-vectors.json"),
     inPage(c: typeof Canonical, spec) {
-      const { method, path, body, canonical } = spec.signedBodies.register;
-      const message = c.signedBodyMessage(method, path, body);
+      // The signed body's message is @svc/protocol's; its bytes are JCS, which is canonical's.
+      const { body, canonical } = spec.signedBodies.register;
+      const message = new TextEncoder().encode(canonical);
       const signature = c.decodeBase64(body.signature, 64);
       const publicKey = c.decodeBase64(spec.keys.alice.publicKey, 32);
       const flipped = signature.slice();
       flipped[10] = (flipped[10] as number) ^ 1;
       return {
         jcs: c.canonicalize({ b: [1, "x", null], a: true }),
-        canonicalForm: new TextDecoder().decode(message) === canonical,
+        canonicalForm: c.canonicalize(JSON.parse(canonical)) === canonical,
         verifies: c.portableEd25519.verify(signature, message, publicKey),
         flippedVerifies: c.portableEd25519.verify(flipped, message, publicKey),
         signsAlike:
-          c.signBody(method, path, body, c.decodeBase64(spec.keys.alice.seed, 32)) ===
+          c.encodeBase64(c.ed25519Sign(message, c.decodeBase64(spec.keys.alice.seed, 32))) ===
           body.signature,
       };
     },
@@ -300,10 +305,19 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
           return error instanceof p.SvcError ? error.code : String(error);
         }
       };
+      const { method, path, body, canonical } = spec.signedBodies.register;
+      const { payload, canonical: queryCanonical } = spec.bridgeQuery;
+      const { signature, ...fields } = body;
+      const seed = Uint8Array.from(atob(spec.keys.alice.seed), (c) => c.charCodeAt(0));
       return {
         roundTrip: JSON.stringify(p.encodeBundle(p.decodeBundle(wire))) === JSON.stringify(wire),
         shortKey: refusal({ ...wire, identityDHKey: "AAAA" }),
         missingField: refusal({ ...wire, signedPreKey: undefined }),
+        signedBody: new TextDecoder().decode(p.signedBodyMessage(method, path, body)) === canonical,
+        signsAlike: p.signedBody(method, path, fields, seed).signature === signature,
+        bridgeQuery:
+          new TextDecoder().decode(p.bridgeQueryMessage({ ...payload, kind: "stream" })) ===
+          queryCanonical,
         msgId: p.msgIdOf(new TextEncoder().encode("abc")),
       };
     },
@@ -311,6 +325,9 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       roundTrip: true,
       shortKey: "SVC_INVALID_KEY",
       missingField: "SVC_BAD_REQUEST",
+      signedBody: true,
+      signsAlike: true,
+      bridgeQuery: true,
       // SHA-256("abc"), FIPS 180-2 appendix B.1.
       msgId: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
     }),

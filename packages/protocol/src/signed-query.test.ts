@@ -1,7 +1,7 @@
+import { CanonicalError } from "@svc/canonical";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bridgeQueryMessage, parseWatched, presenceQueryMessage } from "./bridge-query.js";
-import { CanonicalError } from "./errors.js";
+import { bridgeQueryMessage, parseWatched, presenceQueryMessage } from "./signed-query.js";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

@@ -1,7 +1,10 @@
+import {
+  CanonicalError,
+  decodeBase64,
+  ed25519KeyPairFromSeed,
+  portableEd25519,
+} from "@svc/canonical";
 import { describe, expect, it } from "vitest";
-import { decodeBase64 } from "./base64.js";
-import { ed25519KeyPairFromSeed, portableEd25519 } from "./ed25519.js";
-import { CanonicalError } from "./errors.js";
 import { signBody, signedBody, signedBodyMessage } from "./signed-body.js";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

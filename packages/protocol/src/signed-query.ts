@@ -1,5 +1,4 @@
-import { normalizeAddress } from "./address.js";
-import { canonicalize } from "./jcs.js";
+import { canonicalize, normalizeAddress } from "@svc/canonical";
 
 export type BridgeKind = "stream" | "poll" | "ws";
 

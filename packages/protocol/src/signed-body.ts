@@ -1,7 +1,4 @@
-import { encodeBase64 } from "./base64.js";
-import { ed25519Sign } from "./ed25519.js";
-import { CanonicalError } from "./errors.js";
-import { canonicalize } from "./jcs.js";
+import { CanonicalError, canonicalize, ed25519Sign, encodeBase64 } from "@svc/canonical";
 
 const utf8 = new TextEncoder();
 
