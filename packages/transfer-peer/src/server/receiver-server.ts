@@ -16,17 +16,14 @@ import {
   routeNotFound,
   usePrivateUmask,
 } from "@svc/http";
-import {
-  databaseTransferStore,
-  fileTransferStore,
-  type MountedReceiver,
-  mountTransferReceiver,
-  type ReceivedFile,
-  type TransferStore,
-  transferMigrations,
-} from "@svc/transfer-peer";
 import { Hono } from "hono";
-import type { TransferConfig } from "./config.js";
+import { type MountedReceiver, mountTransferReceiver } from "../receiver/mount.js";
+import type { ReceivedFile } from "../receiver/options.js";
+import { transferMigrations } from "../schema.js";
+import { databaseTransferStore } from "../store/database-store.js";
+import { fileTransferStore } from "../store/file-store.js";
+import type { TransferStore } from "../store/transfer-store.js";
+import type { ReceiverServerConfig } from "./config.js";
 
 /**
  * A chunk request's whole time to arrive: a 16 MiB chunk over a 1 Mbit/s link takes over two
@@ -53,8 +50,8 @@ export interface ReceiverHooks {
   listenSettings?: ListenSettings;
 }
 
-/** Where `svc-transfer receive` and the file store keep stream state: beside the data. */
-export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "streams");
+/** Where the file store keeps stream state: beside the data. */
+const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "streams");
 
 /**
  * The receiver for the identity in `config.home` (made by `svc init`), serving the transfer routes
@@ -63,8 +60,8 @@ export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "s
  * umask becomes 077: partial data, stream state and the embedded database are the user's alone,
  * and so are the files received (0600, as their partial files were made).
  */
-export async function startReceiver(
-  config: TransferConfig,
+export async function startTransferReceiver(
+  config: ReceiverServerConfig,
   hooks: ReceiverHooks = {},
 ): Promise<RunningReceiver> {
   usePrivateUmask();
@@ -129,7 +126,7 @@ export async function startReceiver(
 }
 
 function receiverApp(parts: {
-  config: TransferConfig;
+  config: ReceiverServerConfig;
   client: SvcClient;
   store: TransferStore;
   storage: Storage | undefined;
