@@ -1,12 +1,5 @@
 import { defaultHome } from "@svc/cli/kit";
-import {
-  ConfigError,
-  LOG_LEVELS,
-  type LogLevel,
-  loadEnv,
-  proxyCount,
-  wholeNumber,
-} from "@svc/node-kit";
+import { ConfigError, LOG_LEVELS, loadEnv, proxyCount, wholeNumber } from "@svc/node-kit";
 import { LIMITS } from "@svc/protocol";
 import {
   DEFAULT_MAX_RESERVED_BYTES,
@@ -14,41 +7,10 @@ import {
   DEFAULT_MAX_STREAM_BYTES,
   DEFAULT_MAX_STREAMS_PER_SENDER,
   DEFAULT_PARTIAL_TTL_MS,
+  type ReceiverServerConfig,
+  type StoreKind,
 } from "@svc/transfer-peer";
 import * as v from "valibot";
-
-export type StoreKind = "database" | "file";
-
-export interface TransferConfig {
-  host: string;
-  port: number;
-  /** The prekey server where the identity is registered and senders' keys are looked up. */
-  server: string;
-  /** The key store of the receiving identity, made by `svc init`. */
-  home: string;
-  /** Where finished files go; partial data and (with the file store) stream state go below it. */
-  dir: string;
-  store: StoreKind;
-  databaseUrl: string | undefined;
-  /** The embedded database's directory, when the store is the database without DATABASE_URL. */
-  dataDir: string;
-  maxChunkBytes: number;
-  maxStreamBytes: number;
-  /** Unfinished streams one sender may have at once. */
-  maxStreamsPerSender: number;
-  /** Bytes the unfinished streams of one sender, and of all senders, may reserve. */
-  maxReservedBytesPerSender: number;
-  maxReservedBytes: number;
-  /** How long an unfinished stream may sit idle before it expires with its partial file. */
-  partialTtlMs: number;
-  /** Control requests per minute per client IP: each may make the identity look a sender up. */
-  controlPerIp: number;
-  /** Reverse proxies in front whose X-Forwarded-For entries are trusted (0: none). */
-  trustProxy: number;
-  logLevel: LogLevel;
-  /** The client's kt option: "require" (a prekey server without a KT log is refused) or "auto". */
-  kt: "require" | "auto";
-}
 
 const nonEmpty = v.pipe(v.string(), v.minLength(1, "must not be empty"));
 const bytes = (fallback: number) => wholeNumber(fallback, 1, Number.MAX_SAFE_INTEGER);
@@ -95,7 +57,7 @@ const EnvSchema = v.object({
 export function loadTransferConfig(
   env: Record<string, string | undefined>,
   defaults: { store: StoreKind; kt?: "require" | "auto" },
-): TransferConfig {
+): ReceiverServerConfig {
   const e = loadEnv(EnvSchema, env);
   const home = e.SVC_HOME ?? defaultHome(e);
   const dir = e.SVC_TRANSFER_DIR ?? `${home}/received`;

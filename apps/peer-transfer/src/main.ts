@@ -1,7 +1,7 @@
 import { stopOnSignals } from "@svc/http";
 import { ConfigError } from "@svc/node-kit";
+import { startTransferReceiver } from "@svc/transfer-peer";
 import { loadTransferConfig } from "./config.js";
-import { startReceiver } from "./receiver.js";
 
 // The peer-transfer server: the receiver of the identity in $SVC_HOME, configured from the
 // environment (docs/configuration.md), stream state in the database by default.
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const receiver = await startReceiver(config);
+  const receiver = await startTransferReceiver(config);
   // Before the line that says it is up: a supervisor may signal as soon as it reads it.
   stopOnSignals(
     () => receiver.stop(),

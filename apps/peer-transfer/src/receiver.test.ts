@@ -1,7 +1,7 @@
 import { join } from "node:path";
+import { startTransferReceiver } from "@svc/transfer-peer";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadTransferConfig } from "./config.js";
-import { startReceiver } from "./receiver.js";
 import {
   type Closer,
   initHome,
@@ -29,7 +29,7 @@ describe("the receiver app", () => {
       },
       { store: "file" },
     );
-    const receiver = await startReceiver(config);
+    const receiver = await startTransferReceiver(config);
     closers.push(() => receiver.stop());
 
     const control = () =>

@@ -1,13 +1,8 @@
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { browserSkipReason, launchBrowser } from "@svc/browser-harness";
-import {
-  bridgeQueryMessage,
-  ed25519KeyPairFromSeed,
-  ed25519Sign,
-  encodeBase64,
-  signedBody,
-} from "@svc/canonical";
+import { ed25519KeyPairFromSeed, ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { bridgeQueryMessage, signedBody } from "@svc/protocol";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestServer } from "../src/test-support/app.js";

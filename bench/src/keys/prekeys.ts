@@ -1,10 +1,11 @@
 import { createPublicKey, verify as nodeVerify, randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import { encodeBase64, encodeBase64Url, portableEd25519, signedBodyMessage } from "@svc/canonical";
+import { encodeBase64, encodeBase64Url, portableEd25519 } from "@svc/canonical";
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase } from "@svc/db/testing";
 import { nodeEd25519, serverEd25519Verifier } from "@svc/http/ed25519";
 import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { signedBodyMessage } from "@svc/protocol";
 import { overHttp, randomOneTimePreKeys } from "@svc/test-client";
 import { keepAliveSockets } from "@svc/test-client/node";
 import type postgres from "postgres";

@@ -1,7 +1,5 @@
 export { isValidAddress, normalizeAddress } from "./address.js";
 export { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from "./base64.js";
-export type { BridgeKind, BridgeQuery, PresenceQuery } from "./bridge-query.js";
-export { bridgeQueryMessage, parseWatched, presenceQueryMessage } from "./bridge-query.js";
 export { assertBytes, concatBytes, equalBytes, isBytes, u64be } from "./bytes.js";
 export type { Ed25519KeyPair, Ed25519Verifier } from "./ed25519.js";
 export {
@@ -19,4 +17,3 @@ export { bytesToHex, hexToBytes } from "./hex.js";
 export type { CanonicalizeOptions } from "./jcs.js";
 export { canonicalize } from "./jcs.js";
 export { KeyedSerial, SerialQueue } from "./serial.js";
-export { signBody, signedBody, signedBodyMessage } from "./signed-body.js";

@@ -1,4 +1,5 @@
-import { decodeBase64, signedBody } from "@svc/canonical";
+import { decodeBase64 } from "@svc/canonical";
+import { signedBody } from "@svc/protocol";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import spec from "../../canonical/src/fixtures/spec-vectors.json" with { type: "json" };
@@ -13,7 +14,7 @@ describe("createBodySigner", () => {
     expect(signature).toBe(body.signature);
   });
 
-  it("signs exactly as @svc/canonical does, for any seed and fields", async () => {
+  it("signs exactly as @svc/protocol's signedBody does, for any seed and fields", async () => {
     const sign = createBodySigner();
     await fc.assert(
       fc.asyncProperty(

@@ -1,10 +1,5 @@
-import {
-  ed25519KeyPairFromSeed,
-  ed25519Sign,
-  encodeBase64,
-  encodeBase64Url,
-  signedBodyMessage,
-} from "@svc/canonical";
+import { ed25519KeyPairFromSeed, ed25519Sign, encodeBase64, encodeBase64Url } from "@svc/canonical";
+import { signedBodyMessage } from "@svc/protocol";
 
 /** Signs a request body (D3): the fields plus `signature`, Ed25519 over the signed message. */
 export type BodySigner = (

@@ -1,11 +1,5 @@
-import {
-  CanonicalError,
-  decodeBase64,
-  type Ed25519Verifier,
-  isFresh,
-  signedBodyMessage,
-} from "@svc/canonical";
-import { staleSignature } from "@svc/protocol";
+import { CanonicalError, decodeBase64, type Ed25519Verifier, isFresh } from "@svc/canonical";
+import { signedBodyMessage, staleSignature } from "@svc/protocol";
 import type { Context } from "hono";
 
 /**

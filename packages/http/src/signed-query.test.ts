@@ -1,11 +1,5 @@
-import {
-  bridgeQueryMessage,
-  ed25519KeyPairFromSeed,
-  ed25519Sign,
-  encodeBase64,
-  portableEd25519,
-} from "@svc/canonical";
-import { SvcError } from "@svc/protocol";
+import { ed25519KeyPairFromSeed, ed25519Sign, encodeBase64, portableEd25519 } from "@svc/canonical";
+import { bridgeQueryMessage, SvcError } from "@svc/protocol";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { parseBridgeQuery, parsePresenceQuery, verifySignedQuery } from "./signed-query.js";

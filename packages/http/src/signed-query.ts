@@ -1,14 +1,19 @@
 import {
-  type BridgeKind,
-  bridgeQueryMessage,
   CanonicalError,
   decodeBase64,
   type Ed25519Verifier,
   normalizeAddress,
+} from "@svc/canonical";
+import {
+  type BridgeKind,
+  badRequest,
+  bridgeQueryMessage,
+  LIMITS,
+  parseSafeDecimal,
   parseWatched,
   presenceQueryMessage,
-} from "@svc/canonical";
-import { badRequest, LIMITS, parseSafeDecimal, SvcError } from "@svc/protocol";
+  SvcError,
+} from "@svc/protocol";
 import type { Context } from "hono";
 import { requireFresh } from "./signed-body.js";
 

@@ -9,8 +9,8 @@ import { SvcError } from "./errors.js";
 import { parseRequest } from "./parse.js";
 import { DepositBody } from "./schemas/inbox.js";
 import { KeysRegisterBody } from "./schemas/keys.js";
-import { ControlMessage, ResumeState } from "./schemas/transfer.js";
-import { encodeStreamId, isStreamId, newStreamId } from "./stream-id.js";
+import { ControlMessage, ResumeState } from "./transfer/schemas.js";
+import { encodeStreamId, isStreamId, newStreamId } from "./transfer/stream-id.js";
 
 describe("decimal u64", () => {
   it("parses decimals without leading zeros up to 2^64 - 1", () => {

@@ -3,8 +3,6 @@ import { bytesToHex } from "@noble/hashes/utils.js";
 
 /** Leading byte of a Double Ratchet envelope: inbox ciphertexts and transfer control messages. */
 export const RATCHET_ENVELOPE_TYPE = 0x02;
-/** Leading byte of a transfer stream-chunk envelope. */
-export const CHUNK_ENVELOPE_TYPE = 0x11;
 
 /** An inbox message id: lower-hex SHA-256 of the ciphertext bytes. */
 export function msgIdOf(ciphertext: Uint8Array): string {

@@ -9,12 +9,7 @@ export {
   type SignedPreKey,
 } from "./bundle.js";
 export { DECIMAL_U64_PATTERN, parseDecimalU64, parseSafeDecimal } from "./decimal.js";
-export {
-  CHUNK_ENVELOPE_TYPE,
-  MSG_ID_PATTERN,
-  msgIdOf,
-  RATCHET_ENVELOPE_TYPE,
-} from "./envelope.js";
+export { MSG_ID_PATTERN, msgIdOf, RATCHET_ENVELOPE_TYPE } from "./envelope.js";
 export {
   badRequest,
   ERROR_CODES,
@@ -47,18 +42,12 @@ export * from "./schemas/inbox.js";
 export * from "./schemas/keys.js";
 export * from "./schemas/kt.js";
 export * from "./schemas/operations.js";
-export * from "./schemas/transfer.js";
+export { signBody, signedBody, signedBodyMessage } from "./signed-body.js";
 export {
-  encodeStreamId,
-  isStreamId,
-  newStreamId,
-  STREAM_ID_BYTES,
-  STREAM_ID_PATTERN,
-} from "./stream-id.js";
-export {
-  CHUNK_HEADER_BYTES,
-  CHUNK_OFFSET_BYTES,
-  checkChunkSeq,
-  nextStreamStatus,
-  requireActive,
-} from "./transfer-rules.js";
+  type BridgeKind,
+  type BridgeQuery,
+  bridgeQueryMessage,
+  type PresenceQuery,
+  parseWatched,
+  presenceQueryMessage,
+} from "./signed-query.js";

@@ -58,7 +58,7 @@ import {
   ControlResponse,
   ResumeState,
   TransferHealthResponse,
-} from "./schemas/transfer.js";
+} from "./transfer/schemas.js";
 
 /** How a route authenticates its caller. */
 export type RouteAuth =

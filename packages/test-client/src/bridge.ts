@@ -1,9 +1,5 @@
-import {
-  type BridgeKind,
-  bridgeQueryMessage,
-  encodeBase64,
-  presenceQueryMessage,
-} from "@svc/canonical";
+import { encodeBase64 } from "@svc/canonical";
+import { type BridgeKind, bridgeQueryMessage, presenceQueryMessage } from "@svc/protocol";
 import type { Party } from "./party.js";
 
 export interface QueryOptions {

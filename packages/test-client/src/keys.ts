@@ -1,5 +1,6 @@
-import { encodeBase64, signedBody, x25519PublicKeyFromSeed } from "@svc/canonical";
+import { encodeBase64, x25519PublicKeyFromSeed } from "@svc/canonical";
 import type { KeysRegisterRequest, OneTimePreKeyJson } from "@svc/protocol";
+import { signedBody } from "@svc/protocol";
 import { type Signer, type SignerFromSeed, seedOf, seedSigner, signedBodyBy } from "./signer.js";
 
 /** A request body as tests change it before (or after) signing. */

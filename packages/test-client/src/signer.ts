@@ -1,10 +1,6 @@
 import { sha256 } from "@noble/hashes/sha2.js";
-import {
-  ed25519KeyPairFromSeed,
-  ed25519Sign,
-  encodeBase64,
-  signedBodyMessage,
-} from "@svc/canonical";
+import { ed25519KeyPairFromSeed, ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { signedBodyMessage } from "@svc/protocol";
 
 /** An Ed25519 key that signs requests: portable here, node:crypto in `@svc/test-client/node`. */
 export interface Signer {

@@ -33,6 +33,12 @@ export { SendJournal, type SendRoute } from "./sender/send-journal.js";
 export type { SendSource } from "./sender/source.js";
 export type { TransferEvents, TransferResult } from "./sender/stream-sender.js";
 export { sendFile, Transfer } from "./sender/transfer.js";
+export type { ReceiverServerConfig, StoreKind } from "./server/config.js";
+export {
+  type ReceiverHooks,
+  type RunningReceiver,
+  startTransferReceiver,
+} from "./server/receiver-server.js";
 export {
   type DatabaseTransferStoreOptions,
   databaseTransferStore,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { bytea, type PackageMigrations } from "@svc/db";
-import type { StreamStatus } from "@svc/protocol";
+import type { StreamStatus } from "@svc/protocol/transfer";
 import { sql } from "drizzle-orm";
 import { bigint, check, integer, numeric, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 

@@ -8,7 +8,12 @@ import {
   chromiumMissing,
   launchChromium,
 } from "./chromium.js";
-import { type PortablePackage, portablePackages, REPO_ROOT } from "./portable-packages.js";
+import {
+  type PortableEntry,
+  portableEntries,
+  portablePackages,
+  REPO_ROOT,
+} from "./portable-packages.js";
 import { SMOKE_CHECKS } from "./test-support/smoke-checks.js";
 
 /**
@@ -17,7 +22,7 @@ import { SMOKE_CHECKS } from "./test-support/smoke-checks.js";
  * page checks skip, saying why, except in CI (CI or SVC_REQUIRE_BROWSER=1), where they fail.
  */
 const packages = portablePackages();
-const withEntry = packages.filter((pkg) => pkg.hasEntry);
+const entries = portableEntries();
 for (const pkg of packages.filter((p) => !p.hasEntry)) {
   console.warn(`portable package ${pkg.name} has no src/index.ts yet: not bundled`);
 }
@@ -36,7 +41,7 @@ afterAll(async () => {
 });
 
 const bundles = new Map<string, Promise<BrowserBundle>>();
-function bundleOf(pkg: PortablePackage): Promise<BrowserBundle> {
+function bundleOf(pkg: PortableEntry): Promise<BrowserBundle> {
   let bundle = bundles.get(pkg.name);
   if (bundle === undefined) {
     bundle = bundleForBrowser(pkg.entry);
@@ -64,8 +69,14 @@ describe("portable tier", () => {
     expect(override?.includes).toEqual(expect.arrayContaining(["!**/*.test.ts"]));
   });
 
-  it("has a smoke check for every package", () => {
-    expect(withEntry.map((pkg) => pkg.name).filter((name) => !(name in SMOKE_CHECKS))).toEqual([]);
+  it("has a smoke check for every entry", () => {
+    expect(entries.map((pkg) => pkg.name).filter((name) => !(name in SMOKE_CHECKS))).toEqual([]);
+  });
+
+  it("bundles each export of a package, subpaths included", () => {
+    expect(entries.map((pkg) => pkg.name)).toEqual(
+      expect.arrayContaining(["protocol", "protocol/transfer"]),
+    );
   });
 });
 
@@ -78,7 +89,7 @@ describe("bundleForBrowser", () => {
   });
 });
 
-describe.each(withEntry)("$name", (pkg) => {
+describe.each(entries)("$name", (pkg) => {
   it("bundles for the browser without reaching a Node built-in", async () => {
     const { code } = await bundleOf(pkg);
     expect(code).not.toMatch(/\bfrom\s*["']node:/);

@@ -33,6 +33,36 @@ export function portablePackages(root: string = REPO_ROOT): PortablePackage[] {
     .sort((a, b) => a.name.localeCompare(b.name));
 }
 
+export interface PortableEntry {
+  /** The package's directory with the export's subpath: "kt-verify", "protocol/transfer". */
+  name: string;
+  /** The TypeScript source the export names ("source" condition). */
+  entry: string;
+}
+
+/** Exports outside the tier: a package's Node-only part (`@svc/client/node`), its test helpers. */
+const NOT_PORTABLE_EXPORTS: ReadonlySet<string> = new Set(["./node", "./testing"]);
+
+/**
+ * Every entry a browser may import from the portable tier: each export of each package's
+ * package.json, such as `@svc/protocol/transfer` beside `@svc/protocol`.
+ */
+export function portableEntries(root: string = REPO_ROOT): PortableEntry[] {
+  return portablePackages(root).flatMap((pkg) => {
+    const manifest = JSON.parse(readFileSync(join(pkg.dir, "package.json"), "utf8")) as {
+      exports?: Record<string, { source?: string }>;
+    };
+    return Object.entries(manifest.exports ?? {})
+      .filter(
+        ([subpath, target]) => !NOT_PORTABLE_EXPORTS.has(subpath) && target.source !== undefined,
+      )
+      .map(([subpath, target]) => ({
+        name: subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`,
+        entry: join(pkg.dir, target.source as string),
+      }));
+  });
+}
+
 function declaresPortable(dir: string): boolean {
   const tsconfig = join(dir, "tsconfig.json");
   return existsSync(tsconfig) && EXTENDS_PORTABLE.test(readFileSync(tsconfig, "utf8"));

@@ -18,7 +18,8 @@ const REQUESTED = [
   "@svc/kt-verify",
   "@svc/ratchet",
   "@svc/client",
-  "@svc/transfer-lanes",
+  // @svc/transfer-lanes was requested too; its transfer wire is now @svc/protocol/transfer.
+  "@svc/protocol",
   "@svc/transfer-peer",
 ];
 

@@ -1,8 +1,8 @@
 import { resolve } from "node:path";
 import { describeFailure, EXIT, type Problem, problemLine } from "@svc/cli/kit";
 import { ConfigError } from "@svc/node-kit";
+import { startTransferReceiver as startReceiver } from "@svc/transfer-peer";
 import { loadTransferConfig } from "../config.js";
-import { startReceiver } from "../receiver.js";
 import { commandUsage, parseTransferArgs, type TransferArgs, USAGE, UsageError } from "./args.js";
 import { type SendIo, sendCommand } from "./send.js";
 

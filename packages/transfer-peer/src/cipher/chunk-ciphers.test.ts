@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { nobleChunkCipher, openChunk, sealChunk } from "@svc/transfer-lanes";
+import { nobleChunkCipher, openChunk, sealChunk } from "@svc/protocol/transfer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { nodeChunkCipher } from "./node-chunk-cipher.js";

@@ -1,4 +1,4 @@
-import type { ChunkCipher } from "@svc/transfer-lanes";
+import type { ChunkCipher } from "@svc/protocol/transfer";
 import { nodeChunkCipher } from "./node-chunk-cipher.js";
 import { sodiumChunkCipher } from "./sodium-chunk-cipher.js";
 

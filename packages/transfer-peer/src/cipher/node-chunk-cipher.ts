@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv } from "node:crypto";
-import { CHUNK_TAG_BYTES, type ChunkCipher } from "@svc/transfer-lanes";
+import { CHUNK_TAG_BYTES, type ChunkCipher } from "@svc/protocol/transfer";
 
 const ALGORITHM = "chacha20-poly1305";
 const OPTIONS = { authTagLength: CHUNK_TAG_BYTES } as const;

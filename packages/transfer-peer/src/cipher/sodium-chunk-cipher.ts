@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { CHUNK_TAG_BYTES, type ChunkCipher } from "@svc/transfer-lanes";
+import { CHUNK_TAG_BYTES, type ChunkCipher } from "@svc/protocol/transfer";
 
 /** The two libsodium functions used, as sodium-native exposes them. */
 interface SodiumAead {

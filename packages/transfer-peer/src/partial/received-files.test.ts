@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newStreamId } from "@svc/protocol";
+import { newStreamId } from "@svc/protocol/transfer";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ReceivedFiles } from "./received-files.js";
 

@@ -1,7 +1,7 @@
 import { constants, link, mkdir, open, readdir, stat, truncate, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { isErrno, syncDirectory } from "@svc/node-kit";
-import { isStreamId } from "@svc/protocol";
+import { isStreamId } from "@svc/protocol/transfer";
 import { InOrderHash } from "./in-order-hash.js";
 import { PartialHandles } from "./partial-handles.js";
 import { candidateName } from "./safe-name.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type ControlMessage, newStreamId } from "@svc/protocol";
+import { type ControlMessage, newStreamId } from "@svc/protocol/transfer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { PARTIAL_DIR } from "../partial/received-files.js";
 import type { TransferStore } from "../store/transfer-store.js";

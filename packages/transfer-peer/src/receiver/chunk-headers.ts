@@ -1,4 +1,5 @@
-import { badRequest, parseDecimalU64, TRANSFER_HEADERS } from "@svc/protocol";
+import { badRequest, parseDecimalU64 } from "@svc/protocol";
+import { TRANSFER_HEADERS } from "@svc/protocol/transfer";
 import type { Context } from "hono";
 
 const U32 = /^(0|[1-9][0-9]{0,9})$/;

@@ -1,8 +1,16 @@
 import { createHash } from "node:crypto";
 import { decodeBase64Url, equalBytes } from "@svc/canonical";
 import { isErrno } from "@svc/node-kit";
-import { badRequest, checkChunkSeq, requireActive, STREAM_ID_BYTES, SvcError } from "@svc/protocol";
-import { chunkSignedMessage, decodeChunkHeader, openChunk, planStream } from "@svc/transfer-lanes";
+import { badRequest, SvcError } from "@svc/protocol";
+import {
+  checkChunkSeq,
+  chunkSignedMessage,
+  decodeChunkHeader,
+  openChunk,
+  planStream,
+  requireActive,
+  STREAM_ID_BYTES,
+} from "@svc/protocol/transfer";
 import type { Hono } from "hono";
 import type { StreamRecord } from "../store/transfer-store.js";
 import { readBody, requireDeclaredLength } from "./body.js";

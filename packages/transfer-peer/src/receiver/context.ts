@@ -1,5 +1,6 @@
 import { KeyedSerial } from "@svc/canonical";
-import { badRequest, isStreamId, SvcError } from "@svc/protocol";
+import { badRequest, SvcError } from "@svc/protocol";
+import { isStreamId } from "@svc/protocol/transfer";
 import type { Context } from "hono";
 import { ReceivedFiles } from "../partial/received-files.js";
 import type { StreamRecord } from "../store/transfer-store.js";

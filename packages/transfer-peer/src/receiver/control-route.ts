@@ -1,12 +1,6 @@
 import { normalizeAddress } from "@svc/canonical";
-import {
-  badRequest,
-  RATCHET_ENVELOPE_TYPE,
-  SMALL_BODY_LIMIT,
-  SvcError,
-  TRANSFER_HEADERS,
-} from "@svc/protocol";
-import { decodeControlMessage } from "@svc/transfer-lanes";
+import { badRequest, RATCHET_ENVELOPE_TYPE, SMALL_BODY_LIMIT, SvcError } from "@svc/protocol";
+import { decodeControlMessage, TRANSFER_HEADERS } from "@svc/protocol/transfer";
 import type { Hono } from "hono";
 import { readBody } from "./body.js";
 import { clientFailure } from "./client-failure.js";

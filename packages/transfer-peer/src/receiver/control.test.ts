@@ -1,15 +1,15 @@
 import { randomBytes } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { parseRequest } from "@svc/protocol";
 import {
   type ControlMessage,
+  encodeControlMessage,
   nextStreamStatus,
-  parseRequest,
   ResumeState,
   STREAM_STATUSES,
   type StreamStatus,
-} from "@svc/protocol";
-import { encodeControlMessage } from "@svc/transfer-lanes";
+} from "@svc/protocol/transfer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Closer, closeAll, tempDir } from "../test-support/directory.js";
 import {

@@ -1,4 +1,5 @@
-import { type ControlMessage, nextStreamStatus, SvcError } from "@svc/protocol";
+import { SvcError } from "@svc/protocol";
+import { type ControlMessage, nextStreamStatus } from "@svc/protocol/transfer";
 import type { StreamRecord } from "../store/transfer-store.js";
 import type { Receiver } from "./context.js";
 import { finishStream } from "./finish-stream.js";

@@ -1,6 +1,6 @@
 import { unlink } from "node:fs/promises";
 import { SvcError } from "@svc/protocol";
-import { planStream } from "@svc/transfer-lanes";
+import { planStream } from "@svc/protocol/transfer";
 import type { StreamRecord } from "../store/transfer-store.js";
 import type { Receiver } from "./context.js";
 import type { ReceivedFile } from "./options.js";

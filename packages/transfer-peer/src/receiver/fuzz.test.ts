@@ -1,6 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { encodeStreamId, newStreamId, TRANSFER_HEADERS } from "@svc/protocol";
-import { encodeControlMessage } from "@svc/transfer-lanes";
+import {
+  encodeControlMessage,
+  encodeStreamId,
+  newStreamId,
+  TRANSFER_HEADERS,
+} from "@svc/protocol/transfer";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Closer, closeAll, tempDir } from "../test-support/directory.js";

@@ -3,7 +3,7 @@ import type { SvcClient } from "@svc/client";
 import { serverEd25519Verifier } from "@svc/http/ed25519";
 import { createLogger, type Logger } from "@svc/node-kit";
 import { LIMITS } from "@svc/protocol";
-import { CHUNK_OVERHEAD_BYTES, type ChunkCipher } from "@svc/transfer-lanes";
+import { CHUNK_OVERHEAD_BYTES, type ChunkCipher } from "@svc/protocol/transfer";
 import { defaultChunkCipher } from "../cipher/default-chunk-cipher.js";
 import type { TransferStore } from "../store/transfer-store.js";
 import { ARRIVAL_GRACE_MS } from "./lane-arrivals.js";

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ChunkAck, parseRequest, ResumeState } from "@svc/protocol";
+import { parseRequest } from "@svc/protocol";
+import { ChunkAck, ResumeState } from "@svc/protocol/transfer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { TransferStore } from "../store/transfer-store.js";
 import { type Closer, closeAll, tempDir } from "../test-support/directory.js";

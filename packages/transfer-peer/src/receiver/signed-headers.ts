@@ -1,6 +1,7 @@
 import { decodeBase64, normalizeAddress } from "@svc/canonical";
 import { requireFresh } from "@svc/http";
-import { parseSafeDecimal, SvcError, TRANSFER_HEADERS } from "@svc/protocol";
+import { parseSafeDecimal, SvcError } from "@svc/protocol";
+import { TRANSFER_HEADERS } from "@svc/protocol/transfer";
 import type { Context } from "hono";
 import { clientFailure } from "./client-failure.js";
 import type { ResolvedReceiverOptions } from "./options.js";

@@ -1,5 +1,10 @@
-import { type ControlMessage, decodeKey, nextStreamStatus, SvcError } from "@svc/protocol";
-import { CHUNK_OVERHEAD_BYTES, planStream } from "@svc/transfer-lanes";
+import { decodeKey, SvcError } from "@svc/protocol";
+import {
+  CHUNK_OVERHEAD_BYTES,
+  type ControlMessage,
+  nextStreamStatus,
+  planStream,
+} from "@svc/protocol/transfer";
 import { safeFileName } from "../partial/safe-name.js";
 import type { Receiver } from "./context.js";
 import { expireIdle } from "./expiry.js";

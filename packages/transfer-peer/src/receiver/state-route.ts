@@ -1,5 +1,4 @@
-import type { ResumeState } from "@svc/protocol";
-import { stateSignedMessage } from "@svc/transfer-lanes";
+import { type ResumeState, stateSignedMessage } from "@svc/protocol/transfer";
 import type { Hono } from "hono";
 import { pathStreamId, type Receiver, requireStream } from "./context.js";
 import { readSignedHeaders, requireSender, requireSignature } from "./signed-headers.js";

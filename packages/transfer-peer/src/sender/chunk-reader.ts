@@ -6,7 +6,7 @@ import {
   type ChunkCipher,
   type StreamPlan,
   sealChunk,
-} from "@svc/transfer-lanes";
+} from "@svc/protocol/transfer";
 import { TransferError } from "./errors.js";
 
 /** A chunk ready to send: its 0x11 envelope and the envelope's SHA-256, which the signature covers. */

@@ -1,4 +1,4 @@
-import type { StreamPlan } from "@svc/transfer-lanes";
+import type { StreamPlan } from "@svc/protocol/transfer";
 import type { ChunkReader, PreparedChunk } from "./chunk-reader.js";
 import { TransferError } from "./errors.js";
 import type { PauseGate } from "./pause-gate.js";

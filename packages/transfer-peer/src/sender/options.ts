@@ -1,7 +1,7 @@
 import { CanonicalError, normalizeAddress } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
-import { isStreamId, LIMITS } from "@svc/protocol";
-import { CHUNK_OVERHEAD_BYTES } from "@svc/transfer-lanes";
+import { LIMITS } from "@svc/protocol";
+import { CHUNK_OVERHEAD_BYTES, isStreamId } from "@svc/protocol/transfer";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 
 /**

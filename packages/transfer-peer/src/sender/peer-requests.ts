@@ -1,18 +1,17 @@
 import { encodeBase64 } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
+import { ErrorResponseSchema, parseDecimalU64, parseRequest, SvcError } from "@svc/protocol";
 import {
   ChunkAck,
   type ControlMessage,
-  ErrorResponseSchema,
-  parseDecimalU64,
-  parseRequest,
+  chunkSignedMessage,
+  encodeControlMessage,
   ResumeState,
   type StreamStatus,
-  SvcError,
+  stateSignedMessage,
   TRANSFER_HEADERS,
   TransferHealthResponse,
-} from "@svc/protocol";
-import { chunkSignedMessage, encodeControlMessage, stateSignedMessage } from "@svc/transfer-lanes";
+} from "@svc/protocol/transfer";
 import type { PreparedChunk } from "./chunk-reader.js";
 import { TransferError } from "./errors.js";
 import type { PeerAnswer, PeerRequest, PeerTransport } from "./peer-transport.js";

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
-import { type LaneCursors, sha256Hex } from "@svc/transfer-lanes";
+import { type LaneCursors, sha256Hex } from "@svc/protocol/transfer";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   FakeReceiver,

@@ -3,7 +3,7 @@ import { mkdir, readFile, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { decodeBase64, encodeBase64, normalizeAddress } from "@svc/canonical";
 import { isErrno, writeFileAtomic } from "@svc/node-kit";
-import { isStreamId } from "@svc/protocol";
+import { isStreamId } from "@svc/protocol/transfer";
 import type { ResumeInfo } from "./options.js";
 
 /** Where a file is sent: the receiver's address and its HTTP server. */

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { decodeBase64Url } from "@svc/canonical";
 import { SvcClient } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
-import { sealChunk } from "@svc/transfer-lanes";
+import { sealChunk } from "@svc/protocol/transfer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
 import {

@@ -2,8 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { EventEmitter } from "node:events";
 import { open } from "node:fs/promises";
 import { decodeBase64Url, encodeBase64 } from "@svc/canonical";
-import { newStreamId, STREAM_ID_BYTES, type StreamStatus } from "@svc/protocol";
-import { LaneCursors, planStream, type StreamPlan } from "@svc/transfer-lanes";
+import {
+  LaneCursors,
+  newStreamId,
+  planStream,
+  STREAM_ID_BYTES,
+  type StreamPlan,
+  type StreamStatus,
+} from "@svc/protocol/transfer";
 import { defaultChunkCipher } from "../cipher/default-chunk-cipher.js";
 import { ChunkReader } from "./chunk-reader.js";
 import { TransferError } from "./errors.js";

@@ -1,5 +1,5 @@
 import { type Database, plainBytes, preparedRows } from "@svc/db";
-import type { StreamStatus } from "@svc/protocol";
+import type { StreamStatus } from "@svc/protocol/transfer";
 import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import { transferLanes, transferStreams } from "../schema.js";
 import {

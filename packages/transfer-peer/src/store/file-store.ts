@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBase64, encodeBase64, KeyedSerial } from "@svc/canonical";
 import { isErrno, KeyedBatches, LruMap, TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
-import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol";
+import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol/transfer";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
 import { createLaneSlots, type LaneProgress, readLaneSlots, writeLaneSlots } from "./lane-slots.js";
 import {

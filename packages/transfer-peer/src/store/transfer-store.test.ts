@@ -3,7 +3,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestStorage, hasTestPostgres } from "@svc/db/testing";
-import { newStreamId, SvcError } from "@svc/protocol";
+import { SvcError } from "@svc/protocol";
+import { newStreamId } from "@svc/protocol/transfer";
 import { afterEach, describe, expect, it } from "vitest";
 import { transferMigrations } from "../schema.js";
 import { databaseTransferStore } from "./database-store.js";

@@ -1,4 +1,5 @@
-import { type StreamStatus, SvcError } from "@svc/protocol";
+import { SvcError } from "@svc/protocol";
+import type { StreamStatus } from "@svc/protocol/transfer";
 
 /** What a receiver keeps of one stream: what the start message said, and how far each lane is. */
 export interface StreamRecord {

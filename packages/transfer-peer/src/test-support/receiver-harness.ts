@@ -3,8 +3,12 @@ import { join } from "node:path";
 import { encodeBase64 } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
 import { createTestStorage, hasTestPostgres } from "@svc/db/testing";
-import { type ControlMessage, newStreamId } from "@svc/protocol";
-import { type ChunkCipher, sha256Hex } from "@svc/transfer-lanes";
+import {
+  type ChunkCipher,
+  type ControlMessage,
+  newStreamId,
+  sha256Hex,
+} from "@svc/protocol/transfer";
 import { Hono } from "hono";
 import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
 import { type MountedReceiver, mountTransferReceiver } from "../receiver/mount.js";

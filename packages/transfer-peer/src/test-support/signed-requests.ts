@@ -1,12 +1,13 @@
 import { decodeBase64Url, encodeBase64 } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
-import { type ControlMessage, TRANSFER_HEADERS } from "@svc/protocol";
 import {
+  type ControlMessage,
   chunkSignedMessage,
   encodeControlMessage,
   sealChunk,
   stateSignedMessage,
-} from "@svc/transfer-lanes";
+  TRANSFER_HEADERS,
+} from "@svc/protocol/transfer";
 import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
 
 /** Requests go to the app in process; the origin is only there to make URLs whole. */

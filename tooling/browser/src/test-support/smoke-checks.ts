@@ -4,6 +4,7 @@ import type * as Canonical from "@svc/canonical";
 import type * as KtVerify from "@svc/kt-verify";
 import type * as Merkle from "@svc/merkle";
 import type * as Protocol from "@svc/protocol";
+import type * as Transfer from "@svc/protocol/transfer";
 import type * as Ratchet from "@svc/ratchet";
 import { REPO_ROOT } from "../portable-packages.js";
 
@@ -40,6 +41,10 @@ interface SignedBodyVector {
 interface SpecVectors {
   keys: { alice: { seed: string; publicKey: string } };
   signedBodies: { register: SignedBodyVector };
+  bridgeQuery: {
+    payload: { address: string; since: number; signedAt: number };
+    canonical: string;
+  };
 }
 
 /** Keyed by directory under packages/: every portable package has one. */
@@ -47,19 +52,20 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
   canonical: smokeCheck({
     input: () => fixture<SpecVectors>("packages/canonical/src/fixtures/spec-vectors.json"),
     inPage(c: typeof Canonical, spec) {
-      const { method, path, body, canonical } = spec.signedBodies.register;
-      const message = c.signedBodyMessage(method, path, body);
+      // The signed body's message is @svc/protocol's; its bytes are JCS, which is canonical's.
+      const { body, canonical } = spec.signedBodies.register;
+      const message = new TextEncoder().encode(canonical);
       const signature = c.decodeBase64(body.signature, 64);
       const publicKey = c.decodeBase64(spec.keys.alice.publicKey, 32);
       const flipped = signature.slice();
       flipped[10] = (flipped[10] as number) ^ 1;
       return {
         jcs: c.canonicalize({ b: [1, "x", null], a: true }),
-        canonicalForm: new TextDecoder().decode(message) === canonical,
+        canonicalForm: c.canonicalize(JSON.parse(canonical)) === canonical,
         verifies: c.portableEd25519.verify(signature, message, publicKey),
         flippedVerifies: c.portableEd25519.verify(flipped, message, publicKey),
         signsAlike:
-          c.signBody(method, path, body, c.decodeBase64(spec.keys.alice.seed, 32)) ===
+          c.encodeBase64(c.ed25519Sign(message, c.decodeBase64(spec.keys.alice.seed, 32))) ===
           body.signature,
       };
     },
@@ -299,10 +305,19 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
           return error instanceof p.SvcError ? error.code : String(error);
         }
       };
+      const { method, path, body, canonical } = spec.signedBodies.register;
+      const { payload, canonical: queryCanonical } = spec.bridgeQuery;
+      const { signature, ...fields } = body;
+      const seed = Uint8Array.from(atob(spec.keys.alice.seed), (c) => c.charCodeAt(0));
       return {
         roundTrip: JSON.stringify(p.encodeBundle(p.decodeBundle(wire))) === JSON.stringify(wire),
         shortKey: refusal({ ...wire, identityDHKey: "AAAA" }),
         missingField: refusal({ ...wire, signedPreKey: undefined }),
+        signedBody: new TextDecoder().decode(p.signedBodyMessage(method, path, body)) === canonical,
+        signsAlike: p.signedBody(method, path, fields, seed).signature === signature,
+        bridgeQuery:
+          new TextDecoder().decode(p.bridgeQueryMessage({ ...payload, kind: "stream" })) ===
+          queryCanonical,
         msgId: p.msgIdOf(new TextEncoder().encode("abc")),
       };
     },
@@ -310,6 +325,9 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       roundTrip: true,
       shortKey: "SVC_INVALID_KEY",
       missingField: "SVC_BAD_REQUEST",
+      signedBody: true,
+      signsAlike: true,
+      bridgeQuery: true,
       // SHA-256("abc"), FIPS 180-2 appendix B.1.
       msgId: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
     }),
@@ -352,12 +370,11 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     expected: () => ({ first: "hello bob", reply: "hello alice", oneTimePreKeyUsed: true }),
   }),
 
-  // @svc/transfer-lanes is typed by the exports the check uses, like the client, so that the
-  // harness needs no dependency on it. The spec's D9 vector is sealed and opened in the page.
-  "transfer-lanes": smokeCheck({
+  // @svc/protocol/transfer: the spec's D9 vector is sealed and opened in the page.
+  "protocol/transfer": smokeCheck({
     input: () =>
-      fixture<TransferSpecVector>("packages/transfer-lanes/src/fixtures/spec-transfer-vector.json"),
-    inPage(t: TransferLanesModule, { transfer: vector }) {
+      fixture<TransferSpecVector>("packages/protocol/src/fixtures/spec-transfer-vector.json"),
+    inPage(t: typeof Transfer, { transfer: vector }) {
       const hex = (bytes: Uint8Array) =>
         Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
       const unhex = (text: string) =>
@@ -547,35 +564,6 @@ interface TransferSpecVector {
     envelopeHex: string;
     chunkMessageHex: string;
     stateMessageHex: string;
-  };
-}
-
-interface TransferChunk {
-  key: Uint8Array;
-  streamId: Uint8Array;
-  laneId: number;
-  seq: bigint;
-  offset: number;
-  data: Uint8Array;
-}
-
-interface TransferLanesModule {
-  sealChunk(chunk: TransferChunk): Uint8Array;
-  openChunk(
-    envelope: Uint8Array,
-    key: Uint8Array,
-  ): { header: { laneId: number; seq: bigint }; offset: number; data: Uint8Array };
-  chunkSignedMessage(request: {
-    address: string;
-    signedAt: number;
-    streamId: string;
-    laneId: number;
-    seq: bigint;
-    body: Uint8Array;
-  }): Uint8Array;
-  stateSignedMessage(request: { address: string; signedAt: number; streamId: string }): Uint8Array;
-  planStream(shape: { size: number; chunkBytes: number; lanes: number }): {
-    chunkAt(laneId: number, seq: bigint): { offset: number; length: number } | undefined;
   };
 }
 

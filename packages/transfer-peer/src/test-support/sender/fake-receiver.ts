@@ -1,19 +1,17 @@
 import { ed25519Sign } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
+import { SvcError } from "@svc/protocol";
 import {
   type ControlMessage,
-  nextStreamStatus,
-  type StreamStatus,
-  SvcError,
-  TRANSFER_HEADERS,
-} from "@svc/protocol";
-import {
   decodeControlMessage,
   LaneCursors,
+  nextStreamStatus,
   openChunk,
   planStream,
   type StreamPlan,
-} from "@svc/transfer-lanes";
+  type StreamStatus,
+  TRANSFER_HEADERS,
+} from "@svc/protocol/transfer";
 import { nodeChunkCipher } from "../../cipher/node-chunk-cipher.js";
 
 /** A request as the fake receiver saw it. */

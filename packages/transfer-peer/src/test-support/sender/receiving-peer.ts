@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type HttpBindings, serve } from "@hono/node-server";
 import type { SvcClient } from "@svc/client";
-import { TRANSFER_HEADERS } from "@svc/protocol";
+import { TRANSFER_HEADERS } from "@svc/protocol/transfer";
 import { Hono } from "hono";
 import { mountTransferReceiver } from "../../receiver/mount.js";
 import type { ReceivedFile } from "../../receiver/options.js";

@@ -1,4 +1,5 @@
-import { bridgeQueryMessage, ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { bridgeQueryMessage } from "@svc/protocol";
 import { bridgeUrl, party, presenceUrl } from "@svc/test-client";
 import fc from "fast-check";
 import { beforeEach, describe, expect, it } from "vitest";

@@ -1,6 +1,7 @@
-import { encodeBase64, portableEd25519, signBody, signedBodyMessage } from "@svc/canonical";
+import { encodeBase64, portableEd25519 } from "@svc/canonical";
 import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
 import { InboxStore } from "@svc/inbox";
+import { signBody, signedBodyMessage } from "@svc/protocol";
 import {
   depositPath,
   envelope,

@@ -1,5 +1,6 @@
-import { encodeBase64, portableEd25519, signedBodyMessage } from "@svc/canonical";
+import { encodeBase64, portableEd25519 } from "@svc/canonical";
 import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
+import { signedBodyMessage } from "@svc/protocol";
 import { envelope, InboxClient, inProcess, party, T0 } from "@svc/test-client";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";

@@ -13,7 +13,7 @@ interface SigningVector {
 const vectors = JSON.parse(
   readFileSync(
     new URL(
-      "../../../../../../packages/canonical/src/fixtures/signing-vectors.json",
+      "../../../../../../packages/protocol/src/fixtures/signing-vectors.json",
       import.meta.url,
     ),
     "utf8",

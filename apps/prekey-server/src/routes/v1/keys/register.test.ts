@@ -2,11 +2,11 @@ import {
   ed25519Sign,
   encodeBase64,
   portableEd25519,
-  signedBodyMessage,
   x25519PublicKeyFromSeed,
 } from "@svc/canonical";
 import { signatureForSmallOrderKey, smallOrderKeys } from "@svc/canonical/testing";
 import { createTestStorage } from "@svc/db/testing";
+import { signedBodyMessage } from "@svc/protocol";
 import {
   type Json,
   jsonRequest,

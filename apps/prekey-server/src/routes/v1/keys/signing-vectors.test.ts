@@ -14,7 +14,7 @@ interface Vector {
 }
 
 const VECTORS = new URL(
-  "../../../../../../packages/canonical/src/fixtures/signing-vectors.json",
+  "../../../../../../packages/protocol/src/fixtures/signing-vectors.json",
   import.meta.url,
 );
 

@@ -3,13 +3,13 @@ import {
   ed25519KeyPairFromSeed,
   ed25519Sign,
   encodeBase64,
-  signedBody,
   x25519PublicKeyFromSeed,
 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
 import { errorResponder } from "@svc/http";
 import { createSthSigner, KtLog } from "@svc/kt-log";
 import { httpLogClient, KtVerifier, KtVerifyError } from "@svc/kt-verify";
+import { signedBody } from "@svc/protocol";
 import { Hono } from "hono";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AppEnv } from "../../../app-env.js";

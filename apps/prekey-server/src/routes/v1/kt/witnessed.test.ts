@@ -5,7 +5,6 @@ import {
   ed25519KeyPairFromSeed,
   ed25519Sign,
   encodeBase64,
-  signedBody,
   x25519PublicKeyFromSeed,
 } from "@svc/canonical";
 import { createTestStorage } from "@svc/db/testing";
@@ -19,6 +18,7 @@ import {
 } from "@svc/kt-verify";
 import { MemoryWitnessState, Witness, witnessRoutes } from "@svc/kt-witness";
 import { ConfigError } from "@svc/node-kit";
+import { signedBody } from "@svc/protocol";
 import {
   COSIGNATURE_V1_TYPE,
   ED25519_TYPE,
