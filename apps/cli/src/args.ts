@@ -1,13 +1,15 @@
-import { parseArgs } from "node:util";
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
-import { defaultHome, type HomeEnv } from "./home.js";
+import { defaultHome, type HomeEnv } from "@svc/client/node";
+import { onlyOptions, readCommandLine, UsageError } from "./command-line.js";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
              2 usage error, 3 key-transparency verification failed (or the server has no log),
              4 listen timed out, 5 no identity in the home (run init first), or init over an
-             existing identity, 6 the peer's identity keys changed (check, then svc trust)`;
+             existing identity, 6 the peer's identity keys changed (check, then svc trust),
+             130 svc transfer send interrupted (run it again to resume); svc transfer, svc kt
+             and svc db list theirs in their --help, and docs/cli.md has the whole table`;
 
 const OPTIONS = `options (before or after the command):
   --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})
@@ -36,6 +38,13 @@ commands:
   kt verify <address>       check an address's keys against the key-transparency log
   safety-number <address>   the number to compare with <address> (in person, by phone)
   trust <address>           accept the identity keys the directory now has for <address>
+
+  transfer send|receive     encrypted, resumable file transfer between two identities
+                            (svc transfer --help)
+  kt monitor|witness        follow a key-transparency log; serve a witness that cosigns it
+                            (svc kt --help)
+  db move                   move the prekey server's embedded database into PostgreSQL
+                            (svc db --help)
 
 ${OPTIONS}
 
@@ -147,16 +156,7 @@ export type CommandArgs =
 
 export type SvcArgs = { command: "help"; text: string } | (GlobalArgs & CommandArgs);
 
-/** A mistake in the command line; `command` says whose usage to print with it. */
-export class UsageError extends Error {
-  override name = "UsageError";
-  constructor(
-    message: string,
-    readonly command: CommandName | undefined,
-  ) {
-    super(message);
-  }
-}
+export { UsageError };
 
 export interface ArgsEnv extends HomeEnv {
   SVC_SERVER?: string | undefined;
@@ -197,10 +197,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
   const [command, operands] = splitCommand(positionals);
   if (values.help) return { command: "help", text: commandUsage(command) };
 
-  for (const name of Object.keys(values)) {
-    if (GLOBAL_OPTIONS.includes(name) || COMMAND_OPTIONS[command].includes(name)) continue;
-    throw new UsageError(`--${name} is not an option of svc ${command}`, command);
-  }
+  onlyOptions(values, [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command]], command, "svc");
   const global = globalArgs(values, env, command);
   const expectOperands = (names: string[]) => {
     if (operands.length !== names.length) {
@@ -268,15 +265,9 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["trust", { command: "trust" }],
 ]);
 
-function parseOptions(argv: readonly string[]) {
-  try {
-    return parseArgs({ args: [...argv], options: OPTION_SPEC, allowPositionals: true });
-  } catch (error) {
-    // The command a line that failed to parse was meant for, to print the right usage.
-    const command = argv.map((word) => COMMANDS.get(word)?.command).find(Boolean);
-    throw new UsageError((error as Error).message, command);
-  }
-}
+/** The command a line that failed to parse was meant for, to print the right usage. */
+const parseOptions = (argv: readonly string[]) =>
+  readCommandLine(argv, OPTION_SPEC, (word) => COMMANDS.get(word)?.command);
 
 function splitCommand(positionals: string[]): [CommandName, string[]] {
   const [first, ...rest] = positionals as [string, ...string[]];

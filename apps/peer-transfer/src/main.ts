@@ -1,6 +1,5 @@
 import { ConfigError, stopOnSignals } from "@svc/http";
-import { loadTransferConfig } from "./config.js";
-import { startReceiver } from "./receiver.js";
+import { loadTransferConfig, startReceiver } from "@svc/transfer-peer";
 
 // The peer-transfer server: the receiver of the identity in $SVC_HOME, configured from the
 // environment (docs/configuration.md), stream state in the database by default.

@@ -1,7 +1,6 @@
 import { join } from "node:path";
+import { loadTransferConfig, startReceiver } from "@svc/transfer-peer";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadTransferConfig } from "./config.js";
-import { startReceiver } from "./receiver.js";
 import {
   type Closer,
   initHome,

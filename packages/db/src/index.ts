@@ -2,6 +2,13 @@ export { type BatcherOptions, createBatcher } from "./batcher.js";
 export { bytea } from "./bytea.js";
 export type { LegacyTag } from "./legacy.js";
 export type { PackageMigrations } from "./migrations.js";
+export {
+  type MoveOptions,
+  type MoveRefusalCode,
+  MoveRefused,
+  type MoveReport,
+  moveEmbeddedDatabase,
+} from "./move.js";
 export { executePreparedRows, executeRows, plainBytes, preparedRows } from "./rows.js";
 export {
   type Database,

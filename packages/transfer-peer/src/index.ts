@@ -1,6 +1,16 @@
 export { defaultChunkCipher } from "./cipher/default-chunk-cipher.js";
 export { nodeChunkCipher } from "./cipher/node-chunk-cipher.js";
 export { sodiumChunkCipher } from "./cipher/sodium-chunk-cipher.js";
+export {
+  loadTransferConfig,
+  type StoreKind,
+  type TransferConfig,
+} from "./node-receiver/config.js";
+export {
+  type ReceiverHooks,
+  type RunningReceiver,
+  startReceiver,
+} from "./node-receiver/start-receiver.js";
 export { type MountedReceiver, mountTransferReceiver } from "./receiver/mount.js";
 export {
   DEFAULT_MAX_RESERVED_BYTES,
