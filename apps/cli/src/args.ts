@@ -1,6 +1,7 @@
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
 import { defaultHome, type HomeEnv } from "@svc/client/node";
 import { onlyOptions, readCommandLine, UsageError } from "./command-line.js";
+import { VERSION } from "./version.js";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
@@ -19,7 +20,8 @@ const OPTIONS = `options (before or after the command):
   --no-kt         accept a server without a key-transparency log (its keys are then trusted on
                   first use only); by default such a server is refused (exit 3). A server with a
                   log is verified all the same, and so is one whose log the home has pinned
-  -h, --help      this help; svc <command> --help for one command's`;
+  -h, --help      this help; svc <command> --help for one command's
+  --version       svc's version`;
 
 export const USAGE = `usage: svc [options] <command> [<args>]
 
@@ -180,6 +182,7 @@ const OPTION_SPEC = {
   json: { type: "boolean" },
   "no-kt": { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
   address: { type: "string" },
   count: { type: "string" },
   timeout: { type: "string" },
@@ -192,6 +195,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
   const { values, positionals } = parseOptions(argv);
   if (positionals.length === 0) {
     if (values.help) return { command: "help", text: USAGE };
+    if (values.version) return { command: "help", text: VERSION };
     throw new UsageError("no command given", undefined);
   }
   const [command, operands] = splitCommand(positionals);
