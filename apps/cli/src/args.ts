@@ -297,8 +297,8 @@ function globalArgs(
 }
 
 /**
- * --server, --home, --json and --no-kt with their defaults from the environment, as svc and its
- * companion tools (svc-transfer) read them; throws an Error that says what is wrong.
+ * --server, --home, --json and --no-kt with their defaults from the environment, as svc and
+ * svc transfer read them; throws an Error that says what is wrong.
  */
 export function resolveGlobalOptions(
   values: {
