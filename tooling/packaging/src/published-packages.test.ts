@@ -103,11 +103,17 @@ describe.each(packages)("$manifest.name, packed", (pkg) => {
 });
 
 describe("the svc binary, installed from its tarball outside the workspace", () => {
+  /** What npx needs: a home for its cache, and no notice of npm's own updates on stderr. */
+  const npxEnv = () => ({
+    PATH: process.env.PATH,
+    HOME: project.dir,
+    npm_config_update_notifier: "false",
+  });
   /** `npx --offline svc <argv>` in the consumer project, as a user of the package runs it. */
   const npxSvc = (argv: string[], env: Record<string, string> = {}) =>
     run("npx", ["--offline", "--no-install", "svc", ...argv], {
       cwd: project.dir,
-      env: { PATH: process.env.PATH, HOME: project.dir, ...env },
+      env: { ...npxEnv(), ...env },
     }).then(
       ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
       (error: { code?: number; stdout?: string; stderr?: string }) => ({
@@ -146,15 +152,19 @@ describe("the svc binary, installed from its tarball outside the workspace", () 
       expect(init).toMatchObject({ code: 0, stderr: "" });
       expect(JSON.parse(init.stdout)).toMatchObject({ address: "alice:1" });
       const whoami = await npxSvc(["whoami"], { SVC_HOME: home, SVC_SERVER: server.url });
+      expect(whoami).toMatchObject({ code: 0, stderr: "" });
       expect(whoami.stdout).toMatch(/^address: alice:1\n/);
     } finally {
       await server.stop();
     }
     const alias = await run("npx", ["--offline", "--no-install", "svc-kt", "--help"], {
       cwd: project.dir,
-      env: { PATH: process.env.PATH },
+      env: npxEnv(),
     });
-    expect(alias.stdout).toMatch(/^usage: svc-kt monitor/);
+    expect(alias).toMatchObject({
+      stdout: expect.stringMatching(/^usage: svc-kt monitor/),
+      stderr: "",
+    });
   });
 
   it("says where svc db move runs: with the server's tables, which ship with the server", async () => {
