@@ -1,6 +1,6 @@
+import { defaultHome } from "@svc/client/node";
 import { describe, expect, it } from "vitest";
 import { commandUsage, DEFAULT_SERVER, parseSvcArgs, USAGE, UsageError } from "./args.js";
-import { defaultHome } from "./home.js";
 
 const env = { SVC_HOME: "/tmp/h" };
 

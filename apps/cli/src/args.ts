@@ -1,13 +1,16 @@
-import { parseArgs } from "node:util";
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
-import { defaultHome, type HomeEnv } from "./home.js";
+import { defaultHome, type HomeEnv } from "@svc/client/node";
+import { onlyOptions, readCommandLine, UsageError } from "./command-line.js";
+import { VERSION } from "./version.js";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
              2 usage error, 3 key-transparency verification failed (or the server has no log),
              4 listen timed out, 5 no identity in the home (run init first), or init over an
-             existing identity, 6 the peer's identity keys changed (check, then svc trust)`;
+             existing identity, 6 the peer's identity keys changed (check, then svc trust),
+             130 svc transfer send interrupted (run it again to resume); svc transfer, svc kt
+             and svc db list theirs in their --help, and docs/cli.md has the whole table`;
 
 const OPTIONS = `options (before or after the command):
   --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})
@@ -17,7 +20,8 @@ const OPTIONS = `options (before or after the command):
   --no-kt         accept a server without a key-transparency log (its keys are then trusted on
                   first use only); by default such a server is refused (exit 3). A server with a
                   log is verified all the same, and so is one whose log the home has pinned
-  -h, --help      this help; svc <command> --help for one command's`;
+  -h, --help      this help; svc <command> --help for one command's
+  --version       svc's version`;
 
 export const USAGE = `usage: svc [options] <command> [<args>]
 
@@ -36,6 +40,13 @@ commands:
   kt verify <address>       check an address's keys against the key-transparency log
   safety-number <address>   the number to compare with <address> (in person, by phone)
   trust <address>           accept the identity keys the directory now has for <address>
+
+  transfer send|receive     encrypted, resumable file transfer between two identities
+                            (svc transfer --help)
+  kt monitor|witness        follow a key-transparency log; serve a witness that cosigns it
+                            (svc kt --help)
+  db move                   move the prekey server's embedded database into PostgreSQL
+                            (svc db --help)
 
 ${OPTIONS}
 
@@ -147,16 +158,7 @@ export type CommandArgs =
 
 export type SvcArgs = { command: "help"; text: string } | (GlobalArgs & CommandArgs);
 
-/** A mistake in the command line; `command` says whose usage to print with it. */
-export class UsageError extends Error {
-  override name = "UsageError";
-  constructor(
-    message: string,
-    readonly command: CommandName | undefined,
-  ) {
-    super(message);
-  }
-}
+export { UsageError };
 
 export interface ArgsEnv extends HomeEnv {
   SVC_SERVER?: string | undefined;
@@ -180,6 +182,7 @@ const OPTION_SPEC = {
   json: { type: "boolean" },
   "no-kt": { type: "boolean" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
   address: { type: "string" },
   count: { type: "string" },
   timeout: { type: "string" },
@@ -192,15 +195,13 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
   const { values, positionals } = parseOptions(argv);
   if (positionals.length === 0) {
     if (values.help) return { command: "help", text: USAGE };
+    if (values.version) return { command: "help", text: VERSION };
     throw new UsageError("no command given", undefined);
   }
   const [command, operands] = splitCommand(positionals);
   if (values.help) return { command: "help", text: commandUsage(command) };
 
-  for (const name of Object.keys(values)) {
-    if (GLOBAL_OPTIONS.includes(name) || COMMAND_OPTIONS[command].includes(name)) continue;
-    throw new UsageError(`--${name} is not an option of svc ${command}`, command);
-  }
+  onlyOptions(values, [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command]], command, "svc");
   const global = globalArgs(values, env, command);
   const expectOperands = (names: string[]) => {
     if (operands.length !== names.length) {
@@ -268,15 +269,9 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["trust", { command: "trust" }],
 ]);
 
-function parseOptions(argv: readonly string[]) {
-  try {
-    return parseArgs({ args: [...argv], options: OPTION_SPEC, allowPositionals: true });
-  } catch (error) {
-    // The command a line that failed to parse was meant for, to print the right usage.
-    const command = argv.map((word) => COMMANDS.get(word)?.command).find(Boolean);
-    throw new UsageError((error as Error).message, command);
-  }
-}
+/** The command a line that failed to parse was meant for, to print the right usage. */
+const parseOptions = (argv: readonly string[]) =>
+  readCommandLine(argv, OPTION_SPEC, (word) => COMMANDS.get(word)?.command);
 
 function splitCommand(positionals: string[]): [CommandName, string[]] {
   const [first, ...rest] = positionals as [string, ...string[]];
@@ -302,8 +297,8 @@ function globalArgs(
 }
 
 /**
- * --server, --home, --json and --no-kt with their defaults from the environment, as svc and its
- * companion tools (svc-transfer) read them; throws an Error that says what is wrong.
+ * --server, --home, --json and --no-kt with their defaults from the environment, as svc and
+ * svc transfer read them; throws an Error that says what is wrong.
  */
 export function resolveGlobalOptions(
   values: {

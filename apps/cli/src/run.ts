@@ -1,17 +1,18 @@
 import { SvcClient } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
 import {
-  type ArgsEnv,
   type CommandArgs,
+  type CommandName,
   commandUsage,
   parseSvcArgs,
   type SvcArgs,
   USAGE,
-  UsageError,
 } from "./args.js";
 import { chat } from "./chat.js";
+import { UsageError } from "./command-line.js";
 import { EXIT } from "./exit.js";
 import { describeFailure, describeWarning } from "./failure.js";
+import { findGroup, runGroup } from "./groups.js";
 import { LeftForNextListen, type ListenContext, listen } from "./listen.js";
 import {
   identityReport,
@@ -22,6 +23,7 @@ import {
   sentReport,
   trustReport,
 } from "./output.js";
+import { SVC } from "./programs.js";
 import { type Progress, silentProgress } from "./progress.js";
 import { withRegistrationHint } from "./registration-hint.js";
 import { readMessage } from "./stdin.js";
@@ -29,8 +31,9 @@ import { readMessage } from "./stdin.js";
 export interface CliIo {
   stdout: (line: string) => void;
   stderr: (line: string) => void;
-  /** Where SVC_SERVER, SVC_HOME and the per-user directory come from; default process.env. */
-  env?: ArgsEnv;
+  /** Where SVC_SERVER, SVC_HOME, the per-user directory and the SVC_* settings of svc transfer
+   * receive and svc kt witness come from; default process.env. */
+  env?: Record<string, string | undefined>;
   /** Ends `listen` with exit 0 (SIGINT/SIGTERM in the real CLI). */
   signal?: AbortSignal;
   /** Shown on slow work without --json: the real CLI's spinner when stderr is a terminal. */
@@ -39,17 +42,21 @@ export interface CliIo {
   input?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Standard output as a stream: the terminal `chat` keeps its prompt on. */
   output?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** stderr when it is a terminal: where svc transfer send draws its progress bar. */
+  terminal?: { write(chunk: string): unknown } | undefined;
 }
 
 /** `svc <argv>`; resolves to the exit status (EXIT). */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const group = findGroup(argv);
+  if (group) return runGroup(group.group, { ...SVC, name: `svc ${group.group}` }, group.rest, io);
   let args: SvcArgs;
   try {
     args = parseSvcArgs(argv, io.env ?? process.env);
     if (args.command === "send") args = { ...args, text: await sendText(args.text, io.input) };
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    const usage = error.command === undefined ? USAGE : commandUsage(error.command);
+    const usage = error.command === undefined ? USAGE : commandUsage(error.command as CommandName);
     io.stderr(`svc: ${error.message}\n\n${usage}`);
     return EXIT.usage;
   }

@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import "../dist/cli.js";
+// svc-transfer is now svc transfer: this forward keeps scripts written against this path working.
+import "../../cli/bin/svc-transfer.js";

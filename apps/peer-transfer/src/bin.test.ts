@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EXIT } from "@svc/cli/kit";
+import { EXIT } from "@svc/cli/exit";
 import { LANE_DEPTH } from "@svc/transfer-peer";
 import { afterEach, describe, expect, it } from "vitest";
 import {

@@ -1,12 +1,13 @@
+import { ConfigError } from "@svc/http";
 import {
   DEFAULT_MAX_RESERVED_BYTES,
   DEFAULT_MAX_RESERVED_BYTES_PER_SENDER,
   DEFAULT_MAX_STREAM_BYTES,
   DEFAULT_MAX_STREAMS_PER_SENDER,
   DEFAULT_PARTIAL_TTL_MS,
+  loadTransferConfig,
 } from "@svc/transfer-peer";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadTransferConfig } from "./config.js";
 
 const GIB = 1024 ** 3;
 const load = (env: Record<string, string>) => loadTransferConfig(env, { store: "file" });

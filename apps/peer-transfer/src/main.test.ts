@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import { EXIT } from "@svc/cli/kit";
+import { EXIT } from "@svc/cli/exit";
 import { createTestDatabase } from "@svc/db/testing";
 import { afterEach, describe, expect, it } from "vitest";
 import {

@@ -1,7 +1,6 @@
 import { stopOnSignals } from "@svc/http";
 import { ConfigError } from "@svc/node-kit";
-import { startTransferReceiver } from "@svc/transfer-peer";
-import { loadTransferConfig } from "./config.js";
+import { loadTransferConfig, startTransferReceiver } from "@svc/transfer-peer";
 
 // The peer-transfer server: the receiver of the identity in $SVC_HOME, configured from the
 // environment (docs/configuration.md), stream state in the database by default.

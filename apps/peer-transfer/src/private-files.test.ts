@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT } from "@svc/cli/kit";
+import { EXIT } from "@svc/cli/exit";
 import { notPrivateUnder } from "@svc/node-kit";
 import { afterEach, describe, expect, it } from "vitest";
 import {

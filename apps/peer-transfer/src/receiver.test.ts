@@ -1,7 +1,6 @@
 import { join } from "node:path";
-import { startTransferReceiver } from "@svc/transfer-peer";
+import { loadTransferConfig, startTransferReceiver } from "@svc/transfer-peer";
 import { afterEach, describe, expect, it } from "vitest";
-import { loadTransferConfig } from "./config.js";
 import {
   type Closer,
   initHome,

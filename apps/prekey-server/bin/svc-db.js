@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import "../dist/db-move/main.js";
+// svc-db is now svc db: this forward keeps scripts written against this path working.
+import "../../cli/bin/svc-db.js";

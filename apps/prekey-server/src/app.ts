@@ -1,10 +1,10 @@
 import { isDatabaseUnreachable, openStorage, type Storage } from "@svc/db";
 import { errorResponder, observeRequests, routeNotFound } from "@svc/http";
 import { SvcError } from "@svc/protocol";
+import { migrations } from "@svc/server-schema";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { Config } from "./config.js";
-import { migrations } from "./migrations.js";
 import { registerObserverRoutes } from "./observer/routes.js";
 import { registerOperationsRoutes } from "./routes/operations.js";
 import { registerKeysRoutes } from "./routes/v1/keys/index.js";

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { encodeBase64 } from "@svc/canonical";
 import type { Storage } from "@svc/db";
 import { createTestStorage, until } from "@svc/db/testing";
+import { migrations } from "@svc/server-schema";
 import {
   bridgeUrl,
   envelope,
@@ -16,7 +17,6 @@ import {
 } from "@svc/test-client";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { migrations } from "../src/migrations.js";
 import { liveBridges } from "../src/routes/v1/bridge/test-support/running-server.js";
 import { type RunningServer, startServer } from "../src/server.js";
 import { testConfig } from "../src/test-support/app.js";

@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import "../dist/cli.js";
+// svc-kt is now svc kt: this forward keeps scripts written against this path working.
+import "../../cli/bin/svc-kt.js";

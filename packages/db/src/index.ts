@@ -1,6 +1,13 @@
 export { bytea } from "./bytea.js";
 export type { LegacyTag } from "./legacy.js";
 export type { PackageMigrations } from "./migrations.js";
+export {
+  type MoveOptions,
+  type MoveRefusalCode,
+  MoveRefused,
+  type MoveReport,
+  moveEmbeddedDatabase,
+} from "./move.js";
 export { executePreparedRows, executeRows, plainBytes, preparedRows } from "./rows.js";
 export {
   type Database,

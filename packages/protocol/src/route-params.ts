@@ -1,8 +1,8 @@
 import * as v from "valibot";
 import { MSG_ID_PATTERN } from "./envelope.js";
 import { LIMITS } from "./limits.js";
-import { TRANSFER_HEADERS } from "./schemas/transfer.js";
-import { STREAM_ID_PATTERN } from "./stream-id.js";
+import { TRANSFER_HEADERS } from "./transfer/schemas.js";
+import { STREAM_ID_PATTERN } from "./transfer/stream-id.js";
 
 /**
  * Path, query and header parameters of the routes. The server reads them itself (an address is

@@ -34,6 +34,7 @@ export type { SendSource } from "./sender/source.js";
 export type { TransferEvents, TransferResult } from "./sender/stream-sender.js";
 export { sendFile, Transfer } from "./sender/transfer.js";
 export type { ReceiverServerConfig, StoreKind } from "./server/config.js";
+export { loadTransferConfig } from "./server/load-config.js";
 export {
   type ReceiverHooks,
   type RunningReceiver,

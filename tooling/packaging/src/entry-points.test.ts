@@ -25,9 +25,7 @@ const BINS = {
 };
 const DISTS = [
   "apps/cli/dist/cli.js",
-  "apps/peer-transfer/dist/cli.js",
-  "apps/svc-kt/dist/cli.js",
-  "apps/prekey-server/dist/db-move/main.js",
+  "apps/cli/dist/alias.js",
   "apps/prekey-server/dist/main.js",
   "apps/peer-transfer/dist/main.js",
   "examples/chat/dist/main.js",
@@ -155,6 +153,17 @@ describe.skipIf(!built)("every entry point: bad input, a busy port, a signal", (
       `svc-transfer: error: port ${busyPort} is in use (set --port or SVC_TRANSFER_PORT)\n`,
     );
     expect(existsSync(dir)).toBe(false);
+    // The same under svc, whose name it then speaks under.
+    const svcTaken = await run(
+      BINS.svc,
+      ["transfer", "receive", "--dir", dir, "--port", String(busyPort)],
+      env,
+    );
+    expectClean(svcTaken, 1);
+    expect(svcTaken.stderr).toBe(
+      `svc: error: port ${busyPort} is in use (set --port or SVC_TRANSFER_PORT)\n`,
+    );
+    expect(existsSync(dir)).toBe(false);
     const receiving = await run(
       BINS.svcTransfer,
       ["receive", "--dir", fresh("transfer-inbox"), "--port", "0"],
@@ -177,6 +186,15 @@ describe.skipIf(!built)("every entry point: bad input, a busy port, a signal", (
       `svc-kt: error: EADDRINUSE: port ${busyPort} is in use (set --port)\n`,
     );
     expect(existsSync(dir)).toBe(false);
+    const svcTaken = await run(
+      BINS.svc,
+      ["kt", "witness", "--log", logKey, "--dir", dir, "--port", String(busyPort)],
+      {},
+    );
+    expectClean(svcTaken, 1);
+    expect(svcTaken.stderr).toBe(
+      `svc: error: EADDRINUSE: port ${busyPort} is in use (set --port)\n`,
+    );
     const witnessing = await run(
       BINS.svcKt,
       ["witness", "--log", logKey, "--dir", fresh("witness"), "--port", "0"],
@@ -196,6 +214,18 @@ describe.skipIf(!built)("every entry point: bad input, a busy port, a signal", (
       {},
     );
     expectClean(missing, 3);
+    expect(missing.stderr).toBe(
+      `svc-db: error: no embedded database in ${fresh("no-data")}/pglite\n`,
+    );
+    const svcMissing = await run(
+      BINS.svc,
+      ["db", "move", "--from", fresh("no-data"), "--to", "postgres://127.0.0.1:1/none"],
+      {},
+    );
+    expectClean(svcMissing, 3);
+    expect(svcMissing.stderr).toBe(
+      `svc: error: no embedded database in ${fresh("no-data")}/pglite\n`,
+    );
   });
 
   it("the prekey server: a bad variable (2), a busy port (1, nothing made), SIGTERM (0)", async () => {

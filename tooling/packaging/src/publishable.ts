@@ -33,11 +33,14 @@ export interface WorkspacePackage {
   manifest: PackageManifest;
 }
 
-/** Every package under packages/, published or not, by directory name. */
-export function libraryPackages(root: string = REPO_ROOT): WorkspacePackage[] {
-  return readdirSync(join(root, "packages"), { withFileTypes: true })
+/** Every package under packages/ (or under `folder`), published or not, by directory name. */
+export function libraryPackages(
+  root: string = REPO_ROOT,
+  folder: "packages" | "apps" = "packages",
+): WorkspacePackage[] {
+  return readdirSync(join(root, folder), { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
-    .map((entry) => join(root, "packages", entry.name))
+    .map((entry) => join(root, folder, entry.name))
     .filter((dir) => existsSync(join(dir, "package.json")))
     .map((dir) => ({
       path: dir.slice(root.length).replace(/^\/+/, ""),
@@ -47,9 +50,14 @@ export function libraryPackages(root: string = REPO_ROOT): WorkspacePackage[] {
     .sort((a, b) => a.path.localeCompare(b.path));
 }
 
-/** The packages that `pnpm publish -r` publishes: those not marked private. */
+/**
+ * The packages that `pnpm publish -r` publishes: those not marked private, the libraries and the
+ * one app published, `svc` (apps/cli).
+ */
 export function publishablePackages(root: string = REPO_ROOT): WorkspacePackage[] {
-  return libraryPackages(root).filter((pkg) => pkg.manifest.private !== true);
+  return [...libraryPackages(root), ...libraryPackages(root, "apps")].filter(
+    (pkg) => pkg.manifest.private !== true,
+  );
 }
 
 /**

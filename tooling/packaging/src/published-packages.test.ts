@@ -102,6 +102,89 @@ describe.each(packages)("$manifest.name, packed", (pkg) => {
   });
 });
 
+describe("the svc binary, installed from its tarball outside the workspace", () => {
+  /** What npx needs: a home for its cache, and no notice of npm's own updates on stderr. */
+  const npxEnv = () => ({
+    PATH: process.env.PATH,
+    HOME: project.dir,
+    npm_config_update_notifier: "false",
+  });
+  /** `npx --offline svc <argv>` in the consumer project, as a user of the package runs it. */
+  const npxSvc = (argv: string[], env: Record<string, string> = {}) =>
+    run("npx", ["--offline", "--no-install", "svc", ...argv], {
+      cwd: project.dir,
+      env: { ...npxEnv(), ...env },
+    }).then(
+      ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+      (error: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: error.code,
+        stdout: error.stdout ?? "",
+        stderr: error.stderr ?? "",
+      }),
+    );
+
+  it("answers --help and --version with exit 0", async () => {
+    const help = await npxSvc(["--help"]);
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    expect(help.stdout).toMatch(/^usage: svc \[options\] <command>/);
+    expect(help.stdout).toMatch(
+      /\n {2}transfer send\|receive .*\n[\s\S]*\n {2}kt monitor\|witness /,
+    );
+    const cli = packages.find((pkg) => pkg.manifest.name === "@svc/cli");
+    expect(await npxSvc(["--version"])).toEqual({
+      code: 0,
+      stdout: `${cli?.manifest.version}\n`,
+      stderr: "",
+    });
+    const usage = await npxSvc(["frobnicate"]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/^svc: unknown command: frobnicate\n/);
+  });
+
+  it("registers an identity with svc init against a prekey server, and its aliases run", async () => {
+    const server = await startPrekeyServer();
+    try {
+      const home = join(project.dir, "home-alice");
+      const init = await npxSvc(["init", "--address", "alice:1", "--json"], {
+        SVC_SERVER: server.url,
+        SVC_HOME: home,
+      });
+      expect(init).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(init.stdout)).toMatchObject({ address: "alice:1" });
+      const whoami = await npxSvc(["whoami"], { SVC_HOME: home, SVC_SERVER: server.url });
+      expect(whoami).toMatchObject({ code: 0, stderr: "" });
+      expect(whoami.stdout).toMatch(/^address: alice:1\n/);
+    } finally {
+      await server.stop();
+    }
+    const alias = await run("npx", ["--offline", "--no-install", "svc-kt", "--help"], {
+      cwd: project.dir,
+      env: npxEnv(),
+    });
+    expect(alias).toMatchObject({
+      stdout: expect.stringMatching(/^usage: svc-kt monitor/),
+      stderr: "",
+    });
+  });
+
+  it("says where svc db move runs: with the server's tables, which ship with the server", async () => {
+    const moved = await npxSvc([
+      "db",
+      "move",
+      "--from",
+      join(project.dir, "no-data"),
+      "--to",
+      "postgres://127.0.0.1:1/none",
+    ]);
+    expect(moved).toEqual({
+      code: 1,
+      stdout: "",
+      stderr:
+        "svc: error: svc db move needs the prekey server's tables (@svc/server-schema): run it where the server is installed\n",
+    });
+  });
+});
+
 it("typechecks every README example against the packed declarations", async () => {
   const tsconfig = {
     compilerOptions: {

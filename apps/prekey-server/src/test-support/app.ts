@@ -1,10 +1,10 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestStorage } from "@svc/db/testing";
+import { migrations } from "@svc/server-schema";
 import { afterEach } from "vitest";
 import { type CreateAppOptions, createApp, type SvcApp } from "../app.js";
 import { type Config, loadConfig } from "../config.js";
-import { migrations } from "../migrations.js";
 import { type RunningServer, startServer } from "../server.js";
 
 /** Configuration as the server would read it from these environment variables. */

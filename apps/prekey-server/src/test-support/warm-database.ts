@@ -1,4 +1,4 @@
-import { migrations } from "../migrations.js";
+import { migrations } from "@svc/server-schema";
 
 /**
  * The first test database of a worker is migrated from scratch, which can take longer than a

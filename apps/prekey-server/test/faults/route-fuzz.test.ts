@@ -1,11 +1,11 @@
 import { connect } from "node:net";
 import type { Storage } from "@svc/db";
 import { createTestStorage } from "@svc/db/testing";
+import { migrations } from "@svc/server-schema";
 import { InboxClient, jsonRequest, party, registerBody, testIdentity } from "@svc/test-client";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { migrations } from "../../src/migrations.js";
 import { type RunningServer, startServer } from "../../src/server.js";
 import { testConfig } from "../../src/test-support/app.js";
 import { expectContract } from "../../src/test-support/contract.js";

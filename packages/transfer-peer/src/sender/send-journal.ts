@@ -33,7 +33,7 @@ interface Entry extends EntryKey {
 
 /**
  * The streams a sender may resume, one JSON file per (file, receiver) in a directory: a
- * `svc-transfer send` that dies leaves its entry, and the next one for the same unchanged file
+ * `svc transfer send` that dies leaves its entry, and the next one for the same unchanged file
  * and receiver resumes the stream. Entries hold stream keys: files are 0600, written
  * atomically, in a 0700 directory.
  */

@@ -1,4 +1,4 @@
-import type { LogLevel } from "@svc/http";
+import type { LogLevel } from "@svc/node-kit";
 
 export type StoreKind = "database" | "file";
 

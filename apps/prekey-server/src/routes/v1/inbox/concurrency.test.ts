@@ -1,5 +1,6 @@
 import { openStorage, type Storage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
+import { migrations } from "@svc/server-schema";
 import {
   envelope,
   InboxClient,
@@ -9,7 +10,6 @@ import {
   type Transport,
 } from "@svc/test-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrations } from "../../../migrations.js";
 import { createTestApp, startTestServer } from "../../../test-support/app.js";
 
 const ALICE = "alice@example.com:1";

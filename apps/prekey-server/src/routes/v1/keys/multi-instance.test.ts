@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStorage } from "@svc/db";
 import { createTestDatabase, hasTestPostgres } from "@svc/db/testing";
+import { migrations } from "@svc/server-schema";
 import {
   type Json,
   jsonRequest,
@@ -13,7 +14,6 @@ import {
   testIdentity,
 } from "@svc/test-client";
 import { afterEach, describe, expect, it } from "vitest";
-import { migrations } from "../../../migrations.js";
 import { startTestServer } from "../../../test-support/app.js";
 
 const alice = testIdentity("alice@example.com:1");

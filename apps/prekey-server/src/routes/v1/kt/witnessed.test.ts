@@ -19,6 +19,7 @@ import {
 import { MemoryWitnessState, Witness, witnessRoutes } from "@svc/kt-witness";
 import { ConfigError } from "@svc/node-kit";
 import { signedBody } from "@svc/protocol";
+import { migrations } from "@svc/server-schema";
 import {
   COSIGNATURE_V1_TYPE,
   ED25519_TYPE,
@@ -31,7 +32,6 @@ import {
 import { vrfPublicKey } from "@svc/vrf";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../../config.js";
-import { migrations } from "../../../migrations.js";
 import { createTestApp, TEST_KT_SIGNING_KEY, TEST_KT_VRF_KEY } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
 

@@ -1,8 +1,8 @@
 import { createTestStorage } from "@svc/db/testing";
 import { errorResponder, listen } from "@svc/http";
+import { migrations } from "@svc/server-schema";
 import { Hono } from "hono";
 import type { AppEnv } from "../../../../app-env.js";
-import { migrations } from "../../../../migrations.js";
 import { createServices, type Services } from "../../../../services.js";
 import { testConfig } from "../../../../test-support/app.js";
 import { registerRelayRoutes } from "../../relay.js";

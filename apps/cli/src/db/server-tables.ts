@@ -1,0 +1,17 @@
+import type { PackageMigrations } from "@svc/db";
+
+/**
+ * The prekey server's tables, which `svc db move` migrates both databases to. They ship with the
+ * server (@svc/server-schema, an optional peer of this package), not with the CLI alone: without
+ * them the move cannot begin, and says so.
+ */
+export async function serverTables(): Promise<readonly PackageMigrations[]> {
+  try {
+    return (await import("@svc/server-schema")).migrations;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND") throw error;
+    throw new Error(
+      "svc db move needs the prekey server's tables (@svc/server-schema): run it where the server is installed",
+    );
+  }
+}

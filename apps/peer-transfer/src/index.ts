@@ -1,1 +1,0 @@
-export { loadTransferConfig } from "./config.js";

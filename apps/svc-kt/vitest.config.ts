@@ -1,3 +1,0 @@
-import { svcProject } from "../../vitest.shared.ts";
-
-export default svcProject("svc-kt");
