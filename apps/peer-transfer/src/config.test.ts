@@ -1,4 +1,4 @@
-import { ConfigError } from "@svc/http";
+import { ConfigError } from "@svc/node-kit";
 import {
   DEFAULT_MAX_RESERVED_BYTES,
   DEFAULT_MAX_RESERVED_BYTES_PER_SENDER,

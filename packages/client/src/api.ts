@@ -1,5 +1,11 @@
 import { ed25519Sign, encodeBase64 } from "@svc/canonical";
-import { type BridgeKind, bridgeQueryMessage, type JsonRouteName, LIMITS, ROUTES } from "@svc/protocol";
+import {
+  type BridgeKind,
+  bridgeQueryMessage,
+  type JsonRouteName,
+  LIMITS,
+  ROUTES,
+} from "@svc/protocol";
 import type * as v from "valibot";
 import { createBodySigner } from "./body-signer.js";
 import { type HttpOptions, request, urlOf } from "./http.js";

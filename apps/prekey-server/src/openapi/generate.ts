@@ -1,6 +1,5 @@
 import {
   BridgeEnvelope,
-  ChunkAck,
   ConsistencyResponse,
   DepositBody,
   DepositResponse,
@@ -33,7 +32,6 @@ import {
   PresenceEvent,
   PresenceSnapshot,
   ReadyResponse,
-  ResumeState,
   ROUTES,
   type RouteContract,
   type RouteName,
@@ -41,9 +39,9 @@ import {
   SignedPayloadBody,
   SignedPreKeyEntry,
   SthResponse,
-  TransferHealthResponse,
   VrfIndexResponse,
 } from "@svc/protocol";
+import { ChunkAck, ResumeState, TransferHealthResponse } from "@svc/protocol/transfer";
 import { type ConversionConfig, toJsonSchema } from "@valibot/to-json-schema";
 import * as v from "valibot";
 import {

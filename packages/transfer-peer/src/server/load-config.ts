@@ -1,5 +1,5 @@
 import { defaultHome } from "@svc/client/node";
-import { ConfigError, LOG_LEVELS, loadEnv, proxyCount, wholeNumber } from "@svc/node-kit";
+import { LOG_LEVELS, loadEnv, proxyCount, wholeNumber } from "@svc/node-kit";
 import { LIMITS } from "@svc/protocol";
 import * as v from "valibot";
 import {
@@ -81,4 +81,3 @@ export function loadTransferConfig(
     kt: defaults.kt ?? "require",
   };
 }
-

@@ -13,10 +13,7 @@ import {
   observeRequests,
   routeNotFound,
 } from "@svc/http";
-<<<<<<<< HEAD:packages/transfer-peer/src/server/receiver-server.ts
 import { createLogger, type Logger, usePrivateUmask } from "@svc/node-kit";
-========
->>>>>>>> i38-cli:packages/transfer-peer/src/node-receiver/start-receiver.ts
 import { Hono } from "hono";
 import { type MountedReceiver, mountTransferReceiver } from "../receiver/mount.js";
 import type { ReceivedFile } from "../receiver/options.js";
@@ -24,11 +21,7 @@ import { transferMigrations } from "../schema.js";
 import { databaseTransferStore } from "../store/database-store.js";
 import { fileTransferStore } from "../store/file-store.js";
 import type { TransferStore } from "../store/transfer-store.js";
-<<<<<<<< HEAD:packages/transfer-peer/src/server/receiver-server.ts
 import type { ReceiverServerConfig } from "./config.js";
-========
-import type { TransferConfig } from "./config.js";
->>>>>>>> i38-cli:packages/transfer-peer/src/node-receiver/start-receiver.ts
 
 /**
  * A chunk request's whole time to arrive: a 16 MiB chunk over a 1 Mbit/s link takes over two
@@ -55,13 +48,8 @@ export interface ReceiverHooks {
   listenSettings?: ListenSettings;
 }
 
-<<<<<<<< HEAD:packages/transfer-peer/src/server/receiver-server.ts
 /** Where the file store keeps stream state: beside the data. */
 const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "streams");
-========
-/** Where `svc transfer receive` and the file store keep stream state: beside the data. */
-export const stateDirOf = (dir: string): string => join(dir, ".svc-transfer", "streams");
->>>>>>>> i38-cli:packages/transfer-peer/src/node-receiver/start-receiver.ts
 
 /**
  * The receiver for the identity in `config.home` (made by `svc init`), serving the transfer routes
