@@ -3,6 +3,7 @@ export { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from "./
 export type { BridgeKind, BridgeQuery, PresenceQuery } from "./bridge-query.js";
 export { bridgeQueryMessage, parseWatched, presenceQueryMessage } from "./bridge-query.js";
 export { assertBytes, concatBytes, equalBytes, isBytes, u64be } from "./bytes.js";
+export { CodedError } from "./coded-error.js";
 export type { Ed25519KeyPair, Ed25519Verifier } from "./ed25519.js";
 export {
   ed25519KeyPairFromSeed,
