@@ -1,4 +1,3 @@
-import { type ChildProcess, fork } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { get, type IncomingMessage } from "node:http";
@@ -7,6 +6,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { encodeBase64 } from "@svc/canonical";
+import { type SpawnedProcess, spawnNode } from "@svc/processes";
 import {
   bridgeUrl,
   InboxClient,
@@ -301,28 +301,14 @@ const SERVER_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-spa
 /** Connections opened before the first reading: they pay the one-time costs (code compiled). */
 const FIRST_HELD = Math.min(1000, Math.floor(IDLE_BRIDGES / 5));
 
-function spawnChild(
-  args: string[],
-  execArgv: string[] = [],
-): {
-  child: ChildProcess;
-  next: () => Promise<Record<string, number>>;
-} {
-  const child = fork(CHILD, args, { execArgv: [...process.execArgv, ...execArgv] });
-  const queue: Array<Record<string, number>> = [];
-  const waiting: Array<(message: Record<string, number>) => void> = [];
-  child.on("message", (message) => {
-    const resolve = waiting.shift();
-    if (resolve) resolve(message as Record<string, number>);
-    else queue.push(message as Record<string, number>);
+function spawnChild(args: string[], flags: string[] = []) {
+  const child = spawnNode(CHILD, args, {
+    flags: [...process.execArgv, ...flags],
+    inheritEnv: true,
+    output: "inherit",
+    ipc: true,
   });
-  const next = () =>
-    new Promise<Record<string, number>>((resolve, reject) => {
-      const queued = queue.shift();
-      if (queued) return resolve(queued);
-      waiting.push(resolve);
-      child.once("exit", (code) => reject(new Error(`child ${args[0]} exited with ${code}`)));
-    });
+  const next = async () => (await child.nextMessage()) as Record<string, number>;
   return { child, next };
 }
 
@@ -338,7 +324,7 @@ async function idleMemory(
   baseline?: string,
 ): Promise<BenchRow> {
   const server = spawnChild([serverRole], SERVER_FLAGS);
-  const clients: ChildProcess[] = [];
+  const clients: SpawnedProcess[] = [];
   try {
     const { port } = await server.next();
     const base = `http://127.0.0.1:${port}`;
@@ -376,7 +362,7 @@ async function idleMemory(
       note: `RSS growth per connection from ${first.opened} to ${opened} open; ${overAll.toFixed(1)} KiB over all ${opened} (ops/s = connections opened per second)`,
     };
   } finally {
-    for (const child of clients) child.kill();
-    server.child.kill();
+    for (const client of clients) client.child.kill();
+    server.child.child.kill();
   }
 }

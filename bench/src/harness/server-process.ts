@@ -1,6 +1,6 @@
-import { type ChildProcess, fork } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
+import { spawnNode } from "@svc/processes";
 
 export interface ServerProcess {
   url: string;
@@ -25,18 +25,19 @@ const CHILD = fileURLToPath(
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const fresh = () => randomBytes(32).toString("base64");
   const config = { SVC_KT_SIGNING_KEY: fresh(), SVC_KT_VRF_KEY: fresh(), ...env };
-  const child: ChildProcess = fork(CHILD, [JSON.stringify(config)], { stdio: "inherit" });
-  const port = await new Promise<number>((resolve, reject) => {
-    child.once("message", (message) => resolve((message as { port: number }).port));
-    child.once("exit", (code) => reject(new Error(`server process exited with ${code}`)));
+  const child = spawnNode(CHILD, [JSON.stringify(config)], {
+    flags: process.execArgv,
+    inheritEnv: true,
+    output: "inherit",
+    ipc: true,
   });
+  const { port } = (await child.nextMessage()) as { port: number };
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
     async stop() {
-      const exited = new Promise((resolve) => child.once("exit", resolve));
       child.send("stop");
-      await exited;
+      await child.ended;
     },
   };
 }

@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { readFileSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { freePort, spawnNode } from "@svc/processes";
 import type { ServerProcess } from "../harness/server-process.js";
 
 /** The prekey server's entry point, as `pnpm start` runs it. */
@@ -26,25 +24,20 @@ export async function startMainProcess(env: Record<string, string>): Promise<Ser
       entry[1] !== undefined && (entry[0] === "PATH" || MALLOC_VARIABLES.test(entry[0])),
   );
   const port = await freePort();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawnNode(MAIN, [], {
     env: { ...Object.fromEntries(inherited), ...env, SVC_HOST: "127.0.0.1", SVC_PORT: `${port}` },
-    stdio: ["ignore", "inherit", "inherit"],
-  });
-  let exitCode: number | null | undefined;
-  const exited = once(child, "exit").then(([code]) => {
-    exitCode = code as number | null;
+    output: "inherit",
   });
   const url = `http://127.0.0.1:${port}`;
   while (!(await answers(`${url}/healthz`))) {
-    if (exitCode !== undefined) throw new Error(`the prekey server exited with ${exitCode}`);
+    if (!child.alive()) throw new Error(`the prekey server exited with ${await child.exited}`);
     await sleep(100);
   }
   return {
     url,
     pid: child.pid,
     async stop() {
-      child.kill("SIGTERM");
-      await exited;
+      await child.stop("SIGTERM");
     },
   };
 }
@@ -55,17 +48,6 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** A port nothing listens on now (the OS's pick, released at once). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const { port } = server.address() as AddressInfo;
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 /** A process's resident set now (VmRSS) and its peak since it started (VmHWM), in MiB. */

@@ -1,5 +1,5 @@
-import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { type Exit, spawnNode } from "@svc/processes";
 import type { SideConfig, SideMessage } from "./side-messages.js";
 
 /** A receiver or sender in a process of its own, so that its CPU and memory are its own. */
@@ -15,41 +15,35 @@ export interface Side {
 export function forkSide(name: string, config: SideConfig): Side {
   const extension = import.meta.url.endsWith(".ts") ? "ts" : "js";
   const entry = fileURLToPath(new URL(`./${name}.${extension}`, import.meta.url));
-  const child: ChildProcess = fork(entry, [JSON.stringify(config)], { stdio: "inherit" });
-  const queue: SideMessage[] = [];
-  const waiting: Array<() => void> = [];
-  let exited: string | undefined;
-  child.on("message", (message) => {
-    queue.push(message as SideMessage);
-    for (const wake of waiting.splice(0)) wake();
-  });
-  child.on("exit", (code, signal) => {
-    exited = `${name} exited (${signal ?? code})`;
-    for (const wake of waiting.splice(0)) wake();
+  const child = spawnNode(entry, [JSON.stringify(config)], {
+    flags: process.execArgv,
+    inheritEnv: true,
+    output: "inherit",
+    ipc: true,
   });
   return {
     async next(kind) {
-      for (;;) {
-        const failed = queue.find((message) => message.kind === "failed");
-        if (failed?.kind === "failed") throw new Error(`${name} failed: ${failed.error}`);
-        const index = queue.findIndex((message) => message.kind === kind);
-        if (index !== -1) {
-          return queue.splice(index, 1)[0] as Extract<SideMessage, { kind: typeof kind }>;
-        }
-        if (exited !== undefined) throw new Error(`${exited} before "${kind}"`);
-        await new Promise<void>((resolve) => waiting.push(resolve));
-      }
+      const message = (await child
+        .nextMessage((m) => [kind, "failed"].includes((m as SideMessage).kind))
+        .catch(async () => {
+          throw new Error(`${name} exited (${describe(await child.ended)}) before "${kind}"`);
+        })) as SideMessage;
+      if (message.kind === "failed") throw new Error(`${name} failed: ${message.error}`);
+      return message as Extract<SideMessage, { kind: typeof kind }>;
     },
     send(message) {
-      if (child.connected) child.send(message);
+      child.send(message);
     },
     async stop() {
-      if (exited !== undefined) return;
-      const gone = new Promise((resolve) => child.once("exit", resolve));
-      if (child.connected) child.send("stop");
-      const timer = setTimeout(() => child.kill(), 5000);
-      await gone;
+      if (!child.alive()) return;
+      child.send("stop");
+      const timer = setTimeout(() => child.child.kill(), 5000);
+      await child.ended;
       clearTimeout(timer);
     },
   };
+}
+
+function describe(exit: Exit): string {
+  return String(exit.signal ?? exit.code);
 }

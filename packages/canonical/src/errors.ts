@@ -1,3 +1,5 @@
+import { CodedError } from "./coded-error.js";
+
 export type CanonicalErrorCode =
   | "INVALID_BASE64"
   | "INVALID_HEX"
@@ -7,12 +9,10 @@ export type CanonicalErrorCode =
   | "INVALID_JSON_VALUE";
 
 /** The only error this package throws for untrusted input. */
-export class CanonicalError extends Error {
-  readonly code: CanonicalErrorCode;
+export class CanonicalError extends CodedError<CanonicalErrorCode> {
+  override readonly name = "CanonicalError";
 
   constructor(code: CanonicalErrorCode, message: string) {
-    super(message);
-    this.name = "CanonicalError";
-    this.code = code;
+    super(code, message);
   }
 }

@@ -1,6 +1,7 @@
 export { isValidAddress, normalizeAddress } from "./address.js";
 export { decodeBase64, decodeBase64Url, encodeBase64, encodeBase64Url } from "./base64.js";
 export { assertBytes, concatBytes, equalBytes, isBytes, u64be } from "./bytes.js";
+export { CodedError } from "./coded-error.js";
 export type { Ed25519KeyPair, Ed25519Verifier } from "./ed25519.js";
 export {
   ed25519KeyPairFromSeed,

@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /** Stable codes of {@link ClientError}: failures found on this side of the wire. */
 export type ClientErrorCode =
   /** init() on a store that already holds an identity. */
@@ -42,9 +44,8 @@ export interface IdentityChange {
 }
 
 /** The one error class of @svc/client besides SvcError (which stands for a server's ErrorResponse). */
-export class ClientError extends Error {
+export class ClientError extends CodedError<ClientErrorCode> {
   override readonly name = "ClientError";
-  readonly code: ClientErrorCode;
   /** The envelope concerned, when the error is about one. */
   readonly msgId: string | undefined;
   /** Set on IDENTITY_CHANGED. */
@@ -55,8 +56,7 @@ export class ClientError extends Error {
     message: string,
     options: { cause?: unknown; msgId?: string; identityChange?: IdentityChange } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options);
     this.msgId = options.msgId;
     this.identityChange = options.identityChange;
   }

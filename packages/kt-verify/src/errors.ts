@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /** Stable codes of {@link KtVerifyError}. */
 export type KtVerifyErrorCode =
   /** Server data is not the documented shape (bad JSON member, base64, length or leaf encoding). */
@@ -34,12 +36,10 @@ export type KtVerifyErrorCode =
   | "KT_CHECKPOINT_MISMATCH";
 
 /** The one error of @svc/kt-verify; untrusted input never throws anything else. */
-export class KtVerifyError extends Error {
+export class KtVerifyError extends CodedError<KtVerifyErrorCode> {
   override readonly name = "KtVerifyError";
-  readonly code: KtVerifyErrorCode;
 
   constructor(code: KtVerifyErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
   }
 }

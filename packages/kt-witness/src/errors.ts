@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /** Stable codes of {@link WitnessError}. */
 export type WitnessErrorCode =
   /** An add-checkpoint body that is not the protocol's layout (the witness answers 400). */
@@ -14,12 +16,6 @@ export type WitnessErrorCode =
   | "WITNESS_STATE_CORRUPT";
 
 /** The one error class of @svc/kt-witness. */
-export class WitnessError extends Error {
+export class WitnessError extends CodedError<WitnessErrorCode> {
   override readonly name = "WitnessError";
-  readonly code: WitnessErrorCode;
-
-  constructor(code: WitnessErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.code = code;
-  }
 }

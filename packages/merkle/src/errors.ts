@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /** Stable codes of {@link MerkleError}. */
 export type MerkleErrorCode =
   /** A proof or root needs a stored subtree hash the node source did not return. */
@@ -6,12 +8,10 @@ export type MerkleErrorCode =
   | "MERKLE_MALFORMED_PROOF";
 
 /** The one error class of @svc/merkle; verifiers never throw it, they return false. */
-export class MerkleError extends Error {
+export class MerkleError extends CodedError<MerkleErrorCode> {
   override readonly name = "MerkleError";
-  readonly code: MerkleErrorCode;
 
   constructor(code: MerkleErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
   }
 }

@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /**
  * Every `code` an ErrorResponse can carry, with the one HTTP status it is answered with. The
  * server's error handler and the client read statuses from here only.
@@ -78,17 +80,15 @@ export interface ErrorResponse {
  * A refusal that the server answers with an ErrorResponse and the client throws when it reads
  * one. Domain packages extend it with their own narrower `code` unions.
  */
-export class SvcError extends Error {
+export class SvcError extends CodedError<ErrorCode> {
   override name = "SvcError";
-  readonly code: ErrorCode;
   readonly status: number;
   readonly extra: Readonly<Record<string, unknown>>;
   readonly retryAfterSeconds: number | undefined;
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, message: string, options: SvcErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
+    super(code, message, options);
     this.status = options.status ?? ERROR_STATUS[code];
     this.extra = options.extra ?? {};
     this.retryAfterSeconds = options.retryAfterSeconds;

@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /** Stable codes of {@link RatchetError}. */
 export type RatchetErrorCode =
   /** An envelope is not the documented layout (type byte, length, flag or id range). */
@@ -24,12 +26,10 @@ export type RatchetErrorCode =
   | "RATCHET_MALFORMED_STATE";
 
 /** The one error class of @svc/ratchet; untrusted input never throws anything else. */
-export class RatchetError extends Error {
+export class RatchetError extends CodedError<RatchetErrorCode> {
   override readonly name = "RatchetError";
-  readonly code: RatchetErrorCode;
 
   constructor(code: RatchetErrorCode, message: string) {
-    super(message);
-    this.code = code;
+    super(code, message);
   }
 }

@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 export type SignedNoteErrorCode =
   /** A note that is not well formed: size, UTF-8, control characters, layout or a signature line. */
   | "NOTE_MALFORMED"
@@ -15,12 +17,10 @@ export type SignedNoteErrorCode =
   | "CHECKPOINT_MALFORMED";
 
 /** The only error this package throws. */
-export class SignedNoteError extends Error {
-  readonly code: SignedNoteErrorCode;
+export class SignedNoteError extends CodedError<SignedNoteErrorCode> {
+  override readonly name = "SignedNoteError";
 
   constructor(code: SignedNoteErrorCode, message: string) {
-    super(message);
-    this.name = "SignedNoteError";
-    this.code = code;
+    super(code, message);
   }
 }

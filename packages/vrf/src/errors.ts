@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 export type VrfErrorCode =
   /** A proof that does not decode: not 80 bytes, Gamma not a point, or s not below the order. */
   | "VRF_INVALID_PROOF"
@@ -5,12 +7,10 @@ export type VrfErrorCode =
   | "VRF_ENCODE_TO_CURVE_FAILED";
 
 /** The only error this package throws for untrusted input; `vrfVerify` never throws it. */
-export class VrfError extends Error {
-  readonly code: VrfErrorCode;
+export class VrfError extends CodedError<VrfErrorCode> {
+  override readonly name = "VrfError";
 
   constructor(code: VrfErrorCode, message: string) {
-    super(message);
-    this.name = "VrfError";
-    this.code = code;
+    super(code, message);
   }
 }

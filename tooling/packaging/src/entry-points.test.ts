@@ -1,13 +1,12 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { type AddressInfo, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { RunningServer } from "@svc/prekey-server";
+import { spawnNode } from "@svc/processes";
+import { startTestServer, type TestServer } from "@svc/test-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPrekeyServer } from "./test-support/prekey-server.js";
 
 // Every command-line entry point of the repository, run as a user runs it (the built dist/), with
 // a bad argument or variable, on a busy port where it listens, and stopped by a signal while it
@@ -47,39 +46,24 @@ interface Ended {
  * `node <script> <argv>` with only `env` (and PATH); with `stop`, sends that signal once
  * `ready` holds of the output so far.
  */
-function run(
+async function run(
   script: string,
   argv: string[],
   env: Record<string, string>,
   stop?: { signal: NodeJS.Signals; ready: (out: { stdout: string; stderr: string }) => boolean },
 ): Promise<Ended> {
-  const child = spawn(process.execPath, [script, ...argv], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const out = { stdout: "", stderr: "" };
-  let signalled = false;
-  const look = () => {
-    if (stop && !signalled && stop.ready(out)) {
-      signalled = true;
-      child.kill(stop.signal);
+  const child = spawnNode(script, argv, { env });
+  const deadline = setTimeout(() => child.child.kill("SIGKILL"), 60_000);
+  if (stop) {
+    const ready = () => (stop.ready(child.out) ? true : undefined);
+    // A process that ends before it is ready is reported by its status, like any other.
+    if (await child.waitFor(ready, "ready", 60_000).catch(() => false)) {
+      child.child.kill(stop.signal);
     }
-  };
-  child.stdout.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-    look();
-  });
-  child.stderr.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-    look();
-  });
-  const deadline = setTimeout(() => child.kill("SIGKILL"), 60_000);
-  return new Promise((resolve) =>
-    child.on("close", (code, signal) => {
-      clearTimeout(deadline);
-      resolve({ code, signal, ...out });
-    }),
-  );
+  }
+  const ended = await child.ended;
+  clearTimeout(deadline);
+  return { ...ended, ...child.out };
 }
 
 /** No stack frame on stderr, and the status expected. */
@@ -93,7 +77,7 @@ function expectClean(ended: Ended, code: number): void {
 }
 
 describe.skipIf(!built)("every entry point: bad input, a busy port, a signal", () => {
-  let server: RunningServer;
+  let server: TestServer;
   let work: string;
   let busy: Server;
   let busyPort: number;
@@ -101,7 +85,7 @@ describe.skipIf(!built)("every entry point: bad input, a busy port, a signal", (
   let logKey: string;
 
   beforeAll(async () => {
-    server = await startPrekeyServer();
+    server = await startTestServer();
     work = await mkdtemp(join(tmpdir(), "svc-entry-points-"));
     busy = createServer();
     await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", resolve));

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { browserRequired, chromiumMissing, launchBrowser } from "@svc/browser-harness";
+import { startTestServer } from "@svc/test-server";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type PackageManifest, publishablePackages, REPO_ROOT } from "./publishable.js";
@@ -12,7 +13,6 @@ import {
   createConsumerProject,
   run,
 } from "./test-support/consumer-project.js";
-import { startPrekeyServer } from "./test-support/prekey-server.js";
 import { bundleForBrowser, runInPage, runOnNode } from "./test-support/run-example.js";
 
 /**
@@ -142,7 +142,7 @@ describe("the svc binary, installed from its tarball outside the workspace", () 
   });
 
   it("registers an identity with svc init against a prekey server, and its aliases run", async () => {
-    const server = await startPrekeyServer();
+    const server = await startTestServer();
     try {
       const home = join(project.dir, "home-alice");
       const init = await npxSvc(["init", "--address", "alice:1", "--json"], {
@@ -211,7 +211,7 @@ it("typechecks every README example against the packed declarations", async () =
 describe.each(examples)("$where", (example) => {
   if (example.runtimes.includes("node")) {
     it("prints its output on Node", async () => {
-      const server = example.needsServer ? await startPrekeyServer() : undefined;
+      const server = example.needsServer ? await startTestServer() : undefined;
       try {
         const env: Record<string, string> = server ? { SVC_SERVER: server.url } : {};
         expect(await runOnNode(project.dir, example.id, example.code, env)).toBe(example.output);
@@ -225,7 +225,7 @@ describe.each(examples)("$where", (example) => {
     it.runIf(inBrowser)("prints its output in Chromium, bundled by esbuild", async () => {
       browser ??= launchBrowser();
       const bundle = await bundleForBrowser(project.dir, example.code);
-      const server = example.needsServer ? await startPrekeyServer() : undefined;
+      const server = example.needsServer ? await startTestServer() : undefined;
       try {
         expect(await runInPage(await browser, bundle, server?.url)).toBe(example.output);
       } finally {

@@ -1,10 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { until } from "@svc/db/testing";
 import { formatAddCheckpoint, submitCheckpoint } from "@svc/kt-witness";
 import { notPrivateUnder } from "@svc/node-kit";
+import { spawnNode } from "@svc/processes";
 import { afterEach, describe, expect, it } from "vitest";
 import { EXIT } from "../exit.js";
 import { type Closer, tempDir, testLog } from "../test-support/witness.js";
@@ -20,30 +19,10 @@ afterEach(async () => {
 
 /** `node bin/svc-kt.js witness <args> --json --port 0` as a shell would start it. */
 async function spawnWitness(args: string[]) {
-  const child = spawn(process.execPath, [BIN, "witness", ...args, "--json", "--port", "0"], {
-    env: { PATH: process.env.PATH ?? "" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const out = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  closers.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
-  });
-  await until(() => out.stdout.includes("\n") || child.exitCode !== null, 15_000);
-  const { url } = JSON.parse(out.stdout.split("\n")[0] ?? "") as { url: string };
-  const events = () =>
-    out.stdout
-      .split("\n")
-      .slice(1, -1)
-      .map((line) => JSON.parse(line));
-  return { child: child as ChildProcess, out, exited, url, events };
+  const witness = spawnNode(BIN, ["witness", ...args, "--json", "--port", "0"], { closers });
+  const url = await witness.listening();
+  const events = () => witness.jsonLines().slice(1);
+  return { ...witness, url, events };
 }
 
 describe.skipIf(!built)("the svc-kt witness binary (dist/, after pnpm build)", () => {
@@ -125,8 +104,8 @@ describe.skipIf(!built)("the svc-kt witness binary (dist/, after pnpm build)", (
       const witness = await spawnWitness(["--log", log.key, "--dir", dir]);
       expect((await fetch(`${witness.url}/health`)).status).toBe(200);
       if (signal === "SIGTERM") {
-        const locked = spawn(process.execPath, [BIN, "witness", "--log", log.key, "--dir", dir]);
-        expect(await new Promise((resolve) => locked.on("close", resolve))).toBe(EXIT.failure);
+        const locked = spawnNode(BIN, ["witness", "--log", log.key, "--dir", dir], { closers });
+        expect(await locked.exited).toBe(EXIT.failure);
       }
       witness.child.kill(signal);
       expect(await witness.exited).toBe(EXIT.ok);

@@ -1,6 +1,6 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { type SpawnedProcess, spawnProcess } from "@svc/processes";
 import type { Closer } from "./server.js";
 
 export const BIN = fileURLToPath(new URL("../../bin/svc.js", import.meta.url));
@@ -8,11 +8,7 @@ export const BIN = fileURLToPath(new URL("../../bin/svc.js", import.meta.url));
 export const built = existsSync(fileURLToPath(new URL("../../dist/cli.js", import.meta.url)));
 
 /** A process started by a test: its output as it comes, and its exit status once it ends. */
-export interface Spawned {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-}
+export type Spawned = SpawnedProcess;
 
 /** `node bin/svc.js <argv>` as a shell would start it, killed after the test if still running. */
 export function spawnSvc(
@@ -20,7 +16,7 @@ export function spawnSvc(
   argv: string[],
   env: Record<string, string> = {},
 ): Spawned {
-  return spawnCommand(closers, process.execPath, [BIN, ...argv], env);
+  return spawnProcess(process.execPath, [BIN, ...argv], { env, closers });
 }
 
 /**
@@ -33,33 +29,7 @@ export function spawnSvcOnTerminal(
   env: Record<string, string> = {},
 ): Spawned {
   const command = [process.execPath, BIN, ...argv].map(shellQuote).join(" ");
-  return spawnCommand(closers, "script", ["-qfec", command, "/dev/null"], env, "pipe");
-}
-
-function spawnCommand(
-  closers: Closer[],
-  file: string,
-  args: string[],
-  env: Record<string, string>,
-  stdin: "pipe" | "ignore" = "ignore",
-): Spawned {
-  const child = spawn(file, args, {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: [stdin, "pipe", "pipe"],
-  });
-  const out = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  closers.push(async () => {
-    if (child.exitCode === null) child.kill("SIGKILL");
-    await exited;
-  });
-  return { child, out, exited };
+  return spawnProcess("script", ["-qfec", command, "/dev/null"], { env, closers, stdin: "pipe" });
 }
 
 function shellQuote(word: string): string {

@@ -3,8 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestStorage } from "@svc/db/testing";
-import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { startTestServer as startServer } from "@svc/test-server";
 import { type CliIo, runCli } from "../run.js";
 
 /** What a test started, to stop after it, last started first. */
@@ -15,16 +14,7 @@ export async function startTestServer(
   closers: Closer[],
   env: Record<string, string> = {},
 ): Promise<{ url: string }> {
-  const storage = await createTestStorage({ migrations });
-  closers.push(() => storage.close());
-  const dataDir = await tempDir(closers, "svc-cli-server-");
-  const config = loadConfig({
-    SVC_PORT: "0",
-    SVC_LOG_LEVEL: "silent",
-    SVC_DATA_DIR: dataDir,
-    ...env,
-  });
-  const server = await startServer(config, { storage });
+  const server = await startServer({ env });
   closers.push(() => server.stop());
   return { url: server.url };
 }
@@ -36,27 +26,9 @@ export async function startTestServer(
 export async function startRestartableServer(
   closers: Closer[],
 ): Promise<{ url: string; stop(): Promise<void>; start(): Promise<void> }> {
-  const storage = await createTestStorage({ migrations });
-  closers.push(() => storage.close());
-  const dataDir = await tempDir(closers, "svc-cli-server-");
-  const env = { SVC_LOG_LEVEL: "silent", SVC_DATA_DIR: dataDir };
-  let running = await startServer(loadConfig({ ...env, SVC_PORT: "0" }), { storage });
-  const port = String(running.port);
-  let stopped = false;
-  closers.push(async () => {
-    if (!stopped) await running.stop();
-  });
-  return {
-    url: running.url,
-    async stop() {
-      stopped = true;
-      await running.stop();
-    },
-    async start() {
-      running = await startServer(loadConfig({ ...env, SVC_PORT: port }), { storage });
-      stopped = false;
-    },
-  };
+  const server = await startServer();
+  closers.push(() => server.stop());
+  return { url: server.url, stop: () => server.pause(), start: () => server.restart() };
 }
 
 /**

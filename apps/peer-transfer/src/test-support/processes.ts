@@ -1,14 +1,14 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SvcClient } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
-import { createTestStorage } from "@svc/db/testing";
-import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { type SpawnedProcess, spawnNode as spawn } from "@svc/processes";
+import { startTestServer } from "@svc/test-server";
+
+export { freePort } from "@svc/processes";
 
 export const BIN = fileURLToPath(new URL("../../bin/svc-transfer.js", import.meta.url));
 export const MAIN = fileURLToPath(new URL("../../dist/main.js", import.meta.url));
@@ -28,15 +28,7 @@ export async function tempDir(closers: Closer[], prefix: string): Promise<string
 
 /** A real prekey server (KT and inbox on) on a fresh test database and a free port. */
 export async function startPrekeyServer(closers: Closer[]): Promise<string> {
-  const storage = await createTestStorage({ migrations });
-  closers.push(() => storage.close());
-  const config = loadConfig({
-    SVC_PORT: "0",
-    SVC_LOG_LEVEL: "silent",
-    SVC_DATA_DIR: await tempDir(closers, "svc-transfer-server-"),
-    SVC_RATE_LIMIT: "off",
-  });
-  const server = await startServer(config, { storage });
+  const server = await startTestServer({ env: { SVC_RATE_LIMIT: "off" } });
   closers.push(() => server.stop());
   return server.url;
 }
@@ -60,20 +52,7 @@ export async function randomFile(dir: string, name: string, bytes: number): Prom
   return path;
 }
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
-export interface Spawned {
-  child: ChildProcess;
-  out: { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-}
+export type Spawned = SpawnedProcess;
 
 /** `node <script> <argv>` as a shell would start it; output collected as it comes. */
 export function spawnNode(
@@ -82,23 +61,7 @@ export function spawnNode(
   argv: string[],
   env: Record<string, string>,
 ): Spawned {
-  const child = spawn(process.execPath, [script, ...argv], {
-    env: { PATH: process.env.PATH ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const out = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => {
-    out.stdout += chunk.toString();
-  });
-  child.stderr?.on("data", (chunk: Buffer) => {
-    out.stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  closers.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-    await exited;
-  });
-  return { child, out, exited };
+  return spawn(script, argv, { env, closers });
 }
 
 /** The JSON lines of a process's output. */

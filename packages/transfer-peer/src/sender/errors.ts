@@ -1,3 +1,5 @@
+import { CodedError } from "@svc/canonical";
+
 /** Stable codes of {@link TransferError}: why a send did not complete. */
 export type TransferErrorCode =
   /** Resuming a stream the receiver holds no state for: send again without `resume`. */
@@ -18,12 +20,6 @@ export type TransferErrorCode =
   | "ABORTED";
 
 /** The one error class of the sender; a receiver's ErrorResponse is its `cause` (an SvcError). */
-export class TransferError extends Error {
+export class TransferError extends CodedError<TransferErrorCode> {
   override readonly name = "TransferError";
-  readonly code: TransferErrorCode;
-
-  constructor(code: TransferErrorCode, message: string, options: { cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
 }

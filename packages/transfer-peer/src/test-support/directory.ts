@@ -3,8 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryStore, SvcClient } from "@svc/client";
 import { nodeClientOptions } from "@svc/client/node";
-import { createTestStorage } from "@svc/db/testing";
-import { loadConfig, migrations, startServer } from "@svc/prekey-server";
+import { startTestServer } from "@svc/test-server";
 
 /** Something a test started, to stop once it is done, last started first. */
 export type Closer = () => Promise<void>;
@@ -18,11 +17,7 @@ export async function closeAll(closers: Closer[]): Promise<void> {
  * PostgreSQL with TEST_DATABASE_URL): the directory where receiver and sender find each other.
  */
 export async function startDirectory(closers: Closer[]): Promise<string> {
-  const storage = await createTestStorage({ migrations });
-  closers.push(() => storage.close());
-  const dataDir = await tempDir(closers, "svc-transfer-directory-");
-  const config = loadConfig({ SVC_PORT: "0", SVC_LOG_LEVEL: "silent", SVC_DATA_DIR: dataDir });
-  const server = await startServer(config, { storage });
+  const server = await startTestServer();
   closers.push(() => server.stop());
   return server.url;
 }

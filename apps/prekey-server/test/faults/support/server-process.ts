@@ -1,11 +1,13 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type Exit, spawnNode } from "@svc/processes";
 import { TEST_KT_SIGNING_KEY, TEST_KT_VRF_KEY } from "../../../src/test-support/app.js";
+
+export { freePort } from "@svc/processes";
 
 /** The built server, as `pnpm start` runs it (the root `pnpm test` builds before testing). */
 export const MAIN = fileURLToPath(new URL("../../../dist/main.js", import.meta.url));
@@ -15,7 +17,7 @@ export interface ServerProcess {
   readonly pid: number;
   readonly child: ChildProcess;
   /** Resolves with the exit code (null when a signal ended it) and that signal. */
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  readonly exited: Promise<Exit>;
   /** Everything written to stdout and stderr so far. */
   output(): string;
   /** The JSON log lines of stdout so far. */
@@ -25,7 +27,7 @@ export interface ServerProcess {
   /** Resident set size of the process now (Linux: VmRSS of /proc/<pid>/status). */
   rssBytes(): Promise<number>;
   /** Sends `signal` and waits for the exit; a process still there after 15 s is killed. */
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<Exit>;
 }
 
 /** What a test started, to undo after it, last started first. */
@@ -48,9 +50,8 @@ export async function startServerProcess(
   }
   const dataDir = await mkdtemp(join(tmpdir(), "svc-fault-server-"));
   closers.push(() => rm(dataDir, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [MAIN], {
+  const server = spawnNode(MAIN, [], {
     env: {
-      PATH: process.env.PATH ?? "",
       SVC_HOST: "127.0.0.1",
       SVC_PORT: "0",
       SVC_DATA_DIR: dataDir,
@@ -59,77 +60,24 @@ export async function startServerProcess(
       SVC_LOG_LEVEL: "info",
       ...env,
     },
-    stdio: ["ignore", "pipe", "pipe"],
+    closers,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => resolve({ code, signal })),
-  );
-  let running = true;
-  void exited.then(() => {
-    running = false;
-  });
-  const logs = () =>
-    stdout
-      .split("\n")
-      .filter((line) => line.startsWith("{"))
-      .map((line) => JSON.parse(line) as Record<string, unknown>);
-  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (running) child.kill(signal);
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    try {
-      return await exited;
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-  closers.push(async () => {
-    await stop("SIGKILL");
-  });
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const listening = logs().find((line) => line.message === "listening");
-      if (typeof listening?.url === "string") {
-        clearInterval(timer);
-        resolve(listening.url);
-      } else if (!running) {
-        clearInterval(timer);
-        reject(new Error(`server exited before listening:\n${stdout}${stderr}`));
-      }
-    }, 20);
-  });
-  const pid = child.pid as number;
+  const url = await server.listening(Number.POSITIVE_INFINITY);
+  const pid = server.pid;
   return {
     url,
     pid,
-    child,
-    exited,
-    output: () => stdout + stderr,
-    logs,
-    alive: () => running,
+    child: server.child,
+    exited: server.ended,
+    output: () => server.out.stdout + server.out.stderr,
+    logs: () => [...server.jsonLines()],
+    alive: server.alive,
     async rssBytes() {
       const status = await readFile(`/proc/${pid}/status`, "utf8");
       const kib = /^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1];
       if (kib === undefined) throw new Error("no VmRSS");
       return Number(kib) * 1024;
     },
-    stop,
+    stop: (signal) => server.stop(signal),
   };
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
 }

@@ -1,7 +1,7 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { spawnNode } from "@svc/processes";
 
 export interface ChildSenderConfig {
   server: string;
@@ -26,7 +26,8 @@ export type ChildLine = {
 
 export interface ChildSender {
   process: ChildProcess;
-  lines: ChildLine[];
+  /** Its lines so far. */
+  readonly lines: readonly ChildLine[];
   /** The first line (seen or to come) that `match` accepts. */
   waitFor(match: (line: ChildLine) => boolean): Promise<ChildLine>;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
@@ -42,46 +43,16 @@ export function spawnChildSender(config: ChildSenderConfig): ChildSender {
       "the child sender runs dist/: pnpm turbo run build --filter=@svc/transfer-peer",
     );
   }
-  const child = spawn(process.execPath, [SCRIPT, JSON.stringify(config)], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const lines: ChildLine[] = [];
-  const waiters: Array<{
-    match: (line: ChildLine) => boolean;
-    resolve: (line: ChildLine) => void;
-  }> = [];
-  createInterface({ input: child.stdout }).on("line", (text) => {
-    const line = JSON.parse(text) as ChildLine;
-    lines.push(line);
-    for (const waiter of waiters.splice(0)) {
-      if (waiter.match(line)) waiter.resolve(line);
-      else waiters.push(waiter);
-    }
-  });
-  let stderr = "";
-  child.stderr.on("data", (data) => {
-    stderr += String(data);
-  });
-  const exited = new Promise<{
-    code: number | null;
-    signal: NodeJS.Signals | null;
-    stderr: string;
-  }>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stderr })));
+  const child = spawnNode(SCRIPT, [JSON.stringify(config)]);
+  const lines = () => child.jsonLines() as readonly ChildLine[];
   return {
-    process: child,
-    lines,
-    exited,
-    waitFor: (match) => {
-      const seen = lines.find(match);
-      if (seen) return Promise.resolve(seen);
-      return Promise.race([
-        new Promise<ChildLine>((resolve) => waiters.push({ match, resolve })),
-        exited.then(({ code, signal, stderr }) => {
-          throw new Error(
-            `the child sender exited (${code ?? signal}) first:\n${stderr}\n${JSON.stringify(lines.at(-1))}`,
-          );
-        }),
-      ]);
+    process: child.child,
+    get lines() {
+      return lines();
     },
+    exited: child.ended.then((exit) => ({ ...exit, stderr: child.out.stderr })),
+    // As long as the test allows: a large file takes what it takes.
+    waitFor: (match) =>
+      child.waitFor(() => lines().find(match), "the child sender's line", Number.POSITIVE_INFINITY),
   };
 }

@@ -1,0 +1,9 @@
+export { freePort } from "./free-port.js";
+export {
+  type Closer,
+  type Exit,
+  type SpawnedProcess,
+  type SpawnOptions,
+  spawnNode,
+  spawnProcess,
+} from "./spawn.js";
