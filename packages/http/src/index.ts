@@ -1,4 +1,5 @@
 export { bearerToken, tokenMatches } from "./bearer-token.js";
+export { type BodyBuffers, type ReadBodyOptions, readBody, requireDeclaredLength } from "./body.js";
 export { clientIp } from "./client-ip.js";
 export { errorResponder, routeNotFound } from "./errors.js";
 export { readJsonBody } from "./json-body.js";

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { decodeBase64Url, equalBytes } from "@svc/canonical";
+import { readBody, requireDeclaredLength } from "@svc/http";
 import { isErrno } from "@svc/node-kit";
-import { badRequest, SvcError } from "@svc/protocol";
+import { badRequest, ROUTES, routePattern, SvcError } from "@svc/protocol";
 import {
   checkChunkSeq,
   chunkSignedMessage,
@@ -13,7 +14,6 @@ import {
 } from "@svc/protocol/transfer";
 import type { Hono } from "hono";
 import type { StreamRecord } from "../store/transfer-store.js";
-import { readBody, requireDeclaredLength } from "./body.js";
 import { readLaneHeaders } from "./chunk-headers.js";
 import { pathStreamId, type Receiver, requireStream } from "./context.js";
 import { readSignedHeaders, requireSender, requireSignature } from "./signed-headers.js";
@@ -26,7 +26,7 @@ import { readSignedHeaders, requireSender, requireSignature } from "./signed-hea
  */
 export function registerChunkRoute(app: Hono, receiver: Receiver): void {
   const { options } = receiver;
-  app.post("/v1/transfer/:streamId/chunk", async (c) => {
+  app.on(ROUTES.transferChunk.method, routePattern(ROUTES.transferChunk), async (c) => {
     const streamId = pathStreamId(c);
     const headers = readSignedHeaders(c);
     const { laneId, seq } = readLaneHeaders(c);
@@ -39,7 +39,7 @@ export function registerChunkRoute(app: Hono, receiver: Receiver): void {
     try {
       const stream = await requireStream(receiver, streamId);
       requireSender(options, headers, stream.sender);
-      body = await readBody(c, options.maxChunkBytes, receiver.bodies);
+      body = await readBody(c, options.maxChunkBytes, { pool: receiver.bodies });
       const { address, signedAt } = headers;
       // node:crypto's SHA-256 runs at several hundred MB/s where the portable one does not.
       const bodyHash = createHash("sha256").update(body).digest("hex");

@@ -1,8 +1,15 @@
 import { normalizeAddress } from "@svc/canonical";
-import { badRequest, RATCHET_ENVELOPE_TYPE, SMALL_BODY_LIMIT, SvcError } from "@svc/protocol";
+import { readBody } from "@svc/http";
+import {
+  badRequest,
+  RATCHET_ENVELOPE_TYPE,
+  ROUTES,
+  routePattern,
+  SMALL_BODY_LIMIT,
+  SvcError,
+} from "@svc/protocol";
 import { decodeControlMessage, TRANSFER_HEADERS } from "@svc/protocol/transfer";
 import type { Hono } from "hono";
-import { readBody } from "./body.js";
 import { clientFailure } from "./client-failure.js";
 import type { Receiver } from "./context.js";
 import { applyControl } from "./control.js";
@@ -13,7 +20,7 @@ import { applyControl } from "./control.js";
  * message is applied with the stream's lock held.
  */
 export function registerControlRoute(app: Hono, receiver: Receiver): void {
-  app.post("/v1/transfer/control", async (c) => {
+  app.on(ROUTES.transferControl.method, routePattern(ROUTES.transferControl), async (c) => {
     const address = c.req.header(TRANSFER_HEADERS.senderAddress);
     if (address === undefined) throw badRequest(`${TRANSFER_HEADERS.senderAddress} is required`);
     const sender = normalizeAddress(address);

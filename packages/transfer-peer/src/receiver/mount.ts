@@ -1,4 +1,5 @@
 import { errorResponder } from "@svc/http";
+import { ROUTES, routePattern } from "@svc/protocol";
 import { type Env, Hono } from "hono";
 import { registerChunkRoute } from "./chunk-route.js";
 import { createReceiver } from "./context.js";
@@ -30,7 +31,7 @@ export function mountTransferReceiver<E extends Env>(
 ): MountedReceiver {
   const receiver = createReceiver(options);
   const routes = new Hono();
-  routes.get("/v1/transfer/health", async (c) =>
+  routes.on(ROUTES.transferHealth.method, routePattern(ROUTES.transferHealth), async (c) =>
     c.json({ ok: true, address: (await options.client.whoami()).address }),
   );
   registerControlRoute(routes, receiver);

@@ -1,3 +1,4 @@
+import { ROUTES, routePattern } from "@svc/protocol";
 import { type ResumeState, stateSignedMessage } from "@svc/protocol/transfer";
 import type { Hono } from "hono";
 import { pathStreamId, type Receiver, requireStream } from "./context.js";
@@ -8,7 +9,7 @@ import { readSignedHeaders, requireSender, requireSignature } from "./signed-hea
  * stream's sender may ask; an unknown stream is 404 before any signature is checked.
  */
 export function registerStateRoute(app: Hono, receiver: Receiver): void {
-  app.get("/v1/transfer/:streamId/state", async (c) => {
+  app.on(ROUTES.transferState.method, routePattern(ROUTES.transferState), async (c) => {
     const streamId = pathStreamId(c);
     const headers = readSignedHeaders(c);
     const stream = await requireStream(receiver, streamId);

@@ -1,22 +1,42 @@
-import type { IncomingMessage } from "node:http";
 import type { Readable } from "node:stream";
 import { concatBytes } from "@svc/canonical";
 import { badRequest, SvcError } from "@svc/protocol";
 import type { Context } from "hono";
-import type { BodyPool } from "./body-pool.js";
+import { unreadNodeRequest } from "./node-bindings.js";
 
-const tooLarge = (limit: number) =>
-  new SvcError("SVC_TOO_LARGE", `request body exceeds ${limit} bytes`);
+/** Buffers a reader of many large bodies reuses: fresh memory is slow to touch the first time. */
+export interface BodyBuffers {
+  take(length: number): Uint8Array;
+  /** Takes back a buffer of take()'s that nothing uses any more. */
+  give(buffer: Uint8Array): void;
+}
+
+export interface ReadBodyOptions {
+  /** Where a body of known length is read into; the caller gives the buffer back. */
+  pool?: BodyBuffers;
+  /** What sets the limit, named in the 413 where an operator configures it. */
+  origin?: string;
+}
+
+const tooLarge = (limit: number, origin: string | undefined) =>
+  new SvcError(
+    "SVC_TOO_LARGE",
+    `request body exceeds the ${limit}-byte limit${origin ? ` (${origin})` : ""}`,
+  );
 
 const endedEarly = () => badRequest("the request body ended before its Content-Length");
 
 /** 413 when Content-Length announces more than `limit` bytes: judged before reading anything. */
-export function requireDeclaredLength(c: Context, limit: number): number | undefined {
+export function requireDeclaredLength(
+  c: Context,
+  limit: number,
+  origin?: string,
+): number | undefined {
   const declared = c.req.header("content-length");
   if (declared === undefined) return undefined;
   if (!/^\d+$/.test(declared)) throw badRequest("invalid Content-Length");
   const length = Number(declared);
-  if (length > limit) throw tooLarge(limit);
+  if (length > limit) throw tooLarge(limit, origin);
   return length;
 }
 
@@ -24,21 +44,27 @@ export function requireDeclaredLength(c: Context, limit: number): number | undef
  * The binary body, of at most `limit` bytes: judged from Content-Length first, then while
  * reading, so that no more than `limit` bytes are ever buffered. Under @hono/node-server the
  * node request is read directly: its web-stream adapter and the concatenation of its pieces cost
- * a receiver of multi-MiB chunks more CPU than the SHA-256 of the body. With `pool`, a body of
- * known length is read into one of its buffers, which the caller gives back.
+ * a receiver of multi-MiB chunks more CPU than the SHA-256 of the body, and a small deposit a
+ * tenth of its time. Past the limit the rest is left for the node server to discard once the 413
+ * is sent.
  */
-export async function readBody(c: Context, limit: number, pool?: BodyPool): Promise<Uint8Array> {
-  const length = requireDeclaredLength(c, limit);
+export async function readBody(
+  c: Context,
+  limit: number,
+  options: ReadBodyOptions = {},
+): Promise<Uint8Array> {
+  const { pool, origin } = options;
+  const length = requireDeclaredLength(c, limit, origin);
   const incoming = unreadNodeRequest(c);
   if (incoming) {
-    if (length === undefined) return readUpTo(incoming, limit);
+    if (length === undefined) return readUpTo(incoming, limit, origin);
     const into = pool?.take(length) ?? Buffer.allocUnsafe(length);
     return readExactly(incoming, into).catch((error: unknown) => {
       pool?.give(into);
       throw error;
     });
   }
-  return readWebBody(c.req.raw, limit);
+  return readWebBody(c.req.raw, limit, origin);
 }
 
 /** Fills `into` from `body`, which must hold exactly its length (else 400). */
@@ -57,12 +83,16 @@ export function readExactly(body: Readable, into: Uint8Array): Promise<Uint8Arra
 }
 
 /** All of `body` when it holds at most `limit` bytes, else 413 as soon as it passes them. */
-export async function readUpTo(body: Readable, limit: number): Promise<Uint8Array> {
+export async function readUpTo(
+  body: Readable,
+  limit: number,
+  origin?: string,
+): Promise<Uint8Array> {
   const pieces: Buffer[] = [];
   let size = 0;
   await readPieces(body, (piece) => {
     size += piece.byteLength;
-    if (size > limit) throw tooLarge(limit);
+    if (size > limit) throw tooLarge(limit, origin);
     pieces.push(piece);
   });
   return Buffer.concat(pieces, size);
@@ -96,14 +126,12 @@ function readPieces(body: Readable, take: (piece: Buffer) => void): Promise<void
   });
 }
 
-/** The node request behind `c` (c.env of @hono/node-server), when its body is still unread. */
-function unreadNodeRequest(c: Context): IncomingMessage | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  return incoming && !incoming.readableDidRead ? incoming : undefined;
-}
-
 /** The body of a request that did not come through the node server (app.request in tests). */
-async function readWebBody(request: Request, limit: number): Promise<Uint8Array> {
+async function readWebBody(
+  request: Request,
+  limit: number,
+  origin: string | undefined,
+): Promise<Uint8Array> {
   const body = request.body;
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
@@ -115,7 +143,7 @@ async function readWebBody(request: Request, limit: number): Promise<Uint8Array>
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
+      throw tooLarge(limit, origin);
     }
     chunks.push(value);
   }

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { errorResponder } from "@svc/http";
 import { createLogger } from "@svc/node-kit";
 import { Hono } from "hono";
 import { describe, expect, it } from "vitest";
 import { readBody, readExactly } from "./body.js";
+import { errorResponder } from "./errors.js";
 
 const LIMIT = 1000;
 
