@@ -21,8 +21,8 @@ import {
   waitFor,
 } from "./test-support/processes.js";
 
-/** The bin runs the build (dist/), which `pnpm build` (or `pnpm svc-transfer`) makes; CI builds first. */
-const built = existsSync(fileURLToPath(new URL("../dist/cli.js", import.meta.url)));
+/** The bin runs the CLI's build (apps/cli/dist), which `pnpm build` (or `pnpm svc-transfer`) makes; CI builds first. */
+const built = existsSync(fileURLToPath(new URL("../../cli/dist/alias.js", import.meta.url)));
 const MIB = 1024 * 1024;
 const CHUNK_ROUTE = "/v1/transfer/:streamId/chunk";
 const INTERRUPTED = "the transfer was interrupted: run the same command again to resume it";
