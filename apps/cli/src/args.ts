@@ -1,6 +1,12 @@
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
 import { defaultHome, type HomeEnv } from "@svc/client/node";
-import { onlyOptions, readCommandLine, UsageError } from "./command-line.js";
+import {
+  GLOBAL_OPTION_NAMES,
+  GLOBAL_OPTIONS,
+  onlyOptions,
+  readCommandLine,
+  UsageError,
+} from "./command-line.js";
 import { VERSION } from "./version.js";
 
 export const DEFAULT_SERVER = "http://127.0.0.1:8080";
@@ -177,11 +183,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
 };
 
 const OPTION_SPEC = {
-  server: { type: "string" },
-  home: { type: "string" },
-  json: { type: "boolean" },
-  "no-kt": { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+  ...GLOBAL_OPTIONS,
   version: { type: "boolean" },
   address: { type: "string" },
   count: { type: "string" },
@@ -201,7 +203,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
   const [command, operands] = splitCommand(positionals);
   if (values.help) return { command: "help", text: commandUsage(command) };
 
-  onlyOptions(values, [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command]], command, "svc");
+  onlyOptions(values, [...GLOBAL_OPTION_NAMES, ...COMMAND_OPTIONS[command]], command, "svc");
   const global = globalArgs(values, env, command);
   const expectOperands = (names: string[]) => {
     if (operands.length !== names.length) {
@@ -253,8 +255,6 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
       return { ...global, command };
   }
 }
-
-const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "no-kt", "help"];
 
 /** Each command by its first word; the second word of a two-word command. */
 const COMMANDS = new Map<string, { command: CommandName; second?: string }>([

@@ -12,6 +12,17 @@ export type CommandLine<O extends OptionSpec> = ReturnType<
  * Who is speaking: `name` starts the usage lines ("svc kt", or "svc-kt" for the alias) and
  * `tool` the error lines ("svc: error: …", "svc-kt: error: …").
  */
+/** The options every svc command takes, before or after its words (`svc --help` lists them). */
+export const GLOBAL_OPTIONS = {
+  server: { type: "string" },
+  home: { type: "string" },
+  json: { type: "boolean" },
+  "no-kt": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export const GLOBAL_OPTION_NAMES: readonly string[] = Object.keys(GLOBAL_OPTIONS);
+
 export interface Program {
   name: string;
   tool: string;

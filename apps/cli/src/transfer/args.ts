@@ -1,6 +1,12 @@
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
 import { type ArgsEnv, DEFAULT_SERVER, type GlobalArgs, resolveGlobalOptions } from "../args.js";
-import { onlyOptions, readCommandLine, UsageError } from "../command-line.js";
+import {
+  GLOBAL_OPTION_NAMES,
+  GLOBAL_OPTIONS,
+  onlyOptions,
+  readCommandLine,
+  UsageError,
+} from "../command-line.js";
 
 export const DEFAULT_PORT = 8787;
 export const DEFAULT_LANES = 4;
@@ -85,11 +91,7 @@ export type TransferArgs =
     });
 
 const OPTION_SPEC = {
-  server: { type: "string" },
-  home: { type: "string" },
-  json: { type: "boolean" },
-  "no-kt": { type: "boolean" },
-  help: { type: "boolean", short: "h" },
+  ...GLOBAL_OPTIONS,
   dir: { type: "string" },
   port: { type: "string" },
   to: { type: "string" },
@@ -98,7 +100,6 @@ const OPTION_SPEC = {
   "chunk-bytes": { type: "string" },
 } as const;
 
-const GLOBAL_OPTIONS: readonly string[] = ["server", "home", "json", "no-kt", "help"];
 const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   receive: ["dir", "port"],
   send: ["to", "peer", "lanes", "chunk-bytes"],
@@ -126,7 +127,7 @@ export function parseTransferArgs(
   }
   const command: CommandName = first;
   if (values.help) return { command: "help", text: commandUsage(name, command) };
-  onlyOptions(values, [...GLOBAL_OPTIONS, ...COMMAND_OPTIONS[command]], command, name);
+  onlyOptions(values, [...GLOBAL_OPTION_NAMES, ...COMMAND_OPTIONS[command]], command, name);
   let global: GlobalArgs;
   try {
     global = resolveGlobalOptions(values, env);
