@@ -1,7 +1,9 @@
 import { encodeBase64 } from "@svc/canonical";
 import type * as v from "valibot";
+import { SvcError } from "./errors.js";
 import { decodeKey, parseRequest } from "./parse.js";
 import {
+  type KemPreKeyEntry,
   type OneTimePreKeyEntry,
   PreKeyBundle,
   type PreKeyBundleJson,
@@ -23,6 +25,28 @@ export interface OneTimePreKey {
   publicKey: Uint8Array;
 }
 
+/** FIPS 203 ML-KEM-1024 sizes, in bytes. */
+export const ML_KEM_1024 = {
+  publicKey: 1568,
+  ciphertext: 1568,
+  sharedSecret: 32,
+} as const;
+
+/** A signed ML-KEM-1024 prekey, one-time or last-resort. */
+export interface KemPreKey {
+  keyId: number;
+  /** ML-KEM-1024 encapsulation key, 1568 bytes. */
+  publicKey: Uint8Array;
+  /** Ed25519 by the identity signing key over the 1568 bytes of `publicKey`. */
+  signature: Uint8Array;
+}
+
+/** A KEM prekey as a bundle serves it. */
+export interface ServedKemPreKey extends KemPreKey {
+  /** True for the last-resort key (never removed), false for a one-time key (served once). */
+  lastResort: boolean;
+}
+
 export interface IdentityKeys {
   /** Ed25519 public key, 32 bytes. */
   identitySigningKey: Uint8Array;
@@ -34,6 +58,8 @@ export interface PreKeyBundleKeys extends IdentityKeys {
   signedPreKey: SignedPreKey;
   /** Absent when the queue was empty. */
   oneTimePreKey?: OneTimePreKey;
+  /** Absent when the address has no last-resort KEM key (a classic, X3DH-only peer). */
+  kemPreKey?: ServedKemPreKey;
 }
 
 /** The wire shape of a bundle: base64 keys, `oneTimePreKey` only when present. */
@@ -53,6 +79,14 @@ export function encodeBundle(bundle: PreKeyBundleKeys): PreKeyBundleJson {
       publicKey: encodeBase64(bundle.oneTimePreKey.publicKey),
     };
   }
+  if (bundle.kemPreKey) {
+    json.kemPreKey = {
+      keyId: bundle.kemPreKey.keyId,
+      publicKey: encodeBase64(bundle.kemPreKey.publicKey),
+      signature: encodeBase64(bundle.kemPreKey.signature),
+      lastResort: bundle.kemPreKey.lastResort,
+    };
+  }
   return json;
 }
 
@@ -70,7 +104,43 @@ export function decodeBundle(json: unknown): PreKeyBundleKeys {
       publicKey: decodeKey(wire.oneTimePreKey.publicKey, 32, "oneTimePreKey.publicKey"),
     };
   }
+  if (wire.kemPreKey) {
+    bundle.kemPreKey = {
+      ...decodeKemPreKey(wire.kemPreKey, "kemPreKey"),
+      lastResort: wire.kemPreKey.lastResort,
+    };
+  }
   return bundle;
+}
+
+/**
+ * A KEM prekey entry with its lengths checked (400 SVC_INVALID_KEM_PREKEY); whether its signature
+ * verifies under the identity is the caller's to check.
+ */
+export function decodeKemPreKey(
+  entry: v.InferOutput<typeof KemPreKeyEntry>,
+  field: string,
+): KemPreKey {
+  return {
+    keyId: entry.keyId,
+    publicKey: decodeKemBytes(entry.publicKey, ML_KEM_1024.publicKey, `${field}.publicKey`),
+    signature: decodeKemBytes(entry.signature, 64, `${field}.signature`),
+  };
+}
+
+export function decodeKemPreKeys(
+  entries: ReadonlyArray<v.InferOutput<typeof KemPreKeyEntry>> | undefined,
+): KemPreKey[] {
+  return (entries ?? []).map((entry, i) => decodeKemPreKey(entry, `kemPreKeys.${i}`));
+}
+
+function decodeKemBytes(value: string, length: number, field: string): Uint8Array {
+  try {
+    return decodeKey(value, length, field);
+  } catch (error) {
+    if (error instanceof SvcError) throw new SvcError("SVC_INVALID_KEM_PREKEY", error.message);
+    throw error;
+  }
 }
 
 export function decodeSignedPreKey(entry: v.InferOutput<typeof SignedPreKeyEntry>): SignedPreKey {

@@ -1,11 +1,16 @@
 export {
   decodeBundle,
+  decodeKemPreKey,
+  decodeKemPreKeys,
   decodeOneTimePreKeys,
   decodeSignedPreKey,
   encodeBundle,
   type IdentityKeys,
+  type KemPreKey,
+  ML_KEM_1024,
   type OneTimePreKey,
   type PreKeyBundleKeys,
+  type ServedKemPreKey,
   type SignedPreKey,
 } from "./bundle.js";
 export { DECIMAL_U64_PATTERN, parseDecimalU64, parseSafeDecimal } from "./decimal.js";
@@ -21,7 +26,13 @@ export {
   type SvcErrorOptions,
   staleSignature,
 } from "./errors.js";
-export { depositBodyLimit, KEYS_BODY_LIMIT, LIMITS, SMALL_BODY_LIMIT } from "./limits.js";
+export {
+  depositBodyLimit,
+  KEYS_BODY_LIMIT,
+  KEYS_UPLOAD_BODY_LIMIT,
+  LIMITS,
+  SMALL_BODY_LIMIT,
+} from "./limits.js";
 export { decodeKey, decodeSigningKey, parseRequest, toSvcError } from "./parse.js";
 export * from "./route-params.js";
 export {

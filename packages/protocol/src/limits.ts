@@ -7,6 +7,8 @@ export const LIMITS = {
   /** One-time prekeys per register or replenish request, and queued per address. */
   prekeysPerRequest: 100,
   prekeysQueued: 1000,
+  /** One-time ML-KEM prekeys queued per address (the last-resort key not counted). */
+  kemPreKeysQueued: 1000,
   /** Server default; configurable. */
   maxBlobBytes: 1024 * 1024,
   /** Server default; configurable. */
@@ -22,8 +24,13 @@ export const LIMITS = {
   maxChunkBytes: 16 * 1024 * 1024 + 29 + 8 + 16,
 } as const;
 
-/** Keys request bodies: 101 prekeys, the largest useful body, take about 9 KiB. */
+/** Keys request bodies without KEM keys (delete): 101 prekeys take about 9 KiB. */
 export const KEYS_BODY_LIMIT = 64 * 1024;
+/**
+ * Register and replenish: 100 one-time X25519 prekeys, 100 one-time ML-KEM-1024 prekeys (about
+ * 2.2 KiB each in JSON) and a last-resort KEM key take about 230 KiB.
+ */
+export const KEYS_UPLOAD_BODY_LIMIT = 256 * 1024;
 /** Inbox register, unregister, fetch and ack bodies. */
 export const SMALL_BODY_LIMIT = 16 * 1024;
 /** Room for the JSON members around a deposit's base64 ciphertext. */

@@ -268,7 +268,12 @@ export const ROUTES = {
     auth: "signed-body",
     body: KeysRegisterBody,
     response: KeysRegisterResponse,
-    errors: [...KEYS_SIGNED, "SVC_INVALID_SIGNED_PREKEY", "SVC_RATE_LIMITED"],
+    errors: [
+      ...KEYS_SIGNED,
+      "SVC_INVALID_SIGNED_PREKEY",
+      "SVC_INVALID_KEM_PREKEY",
+      "SVC_RATE_LIMITED",
+    ],
   },
   keysBundle: {
     method: "GET",
@@ -285,7 +290,8 @@ export const ROUTES = {
     method: "GET",
     path: "/v1/keys/count/{address}",
     tag: "keys",
-    summary: "Number of queued one-time prekeys (0 for an unregistered address).",
+    summary:
+      "Number of queued one-time prekeys, X25519 and ML-KEM (0 for an unregistered address).",
     auth: "anonymous",
     params: AddressPath,
     response: KeysCountResponse,
@@ -295,11 +301,11 @@ export const ROUTES = {
     method: "POST",
     path: "/v1/keys/replenish",
     tag: "keys",
-    summary: "Append one-time prekeys.",
+    summary: "Append one-time prekeys (X25519, ML-KEM) or rotate the last-resort KEM key.",
     auth: "signed-body",
     body: KeysReplenishBody,
     response: KeysReplenishResponse,
-    errors: [...KEYS_SIGNED, "SVC_NOT_REGISTERED", "SVC_RATE_LIMITED"],
+    errors: [...KEYS_SIGNED, "SVC_INVALID_KEM_PREKEY", "SVC_NOT_REGISTERED", "SVC_RATE_LIMITED"],
   },
   keysDelete: {
     method: "DELETE",

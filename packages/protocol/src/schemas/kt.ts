@@ -64,6 +64,11 @@ export const KtLeafProofBody = v.object({
   vrfProof: v.optional(bytes),
   /** Format 3: the 32-byte opening of the leaf's commitment. */
   opening: v.optional(bytes),
+  /**
+   * Format 3, an identity that has a last-resort ML-KEM key: SHA-256 of that key, which the
+   * leaf's commitment covers. Absent when the identity has none.
+   */
+  kemKeyHash: v.optional(bytes),
 });
 
 /** An absence proof: the address (never registered) has no leaf in the index map. */
