@@ -4,16 +4,26 @@ import { SvcError } from "@svc/protocol";
 import type { Context } from "hono";
 import type { Services } from "../../../services.js";
 
-/** A register that created an identity, or a delete: one key-transparency leaf each (D8). */
+/**
+ * A register that created an identity, a register or replenish that set or replaced its
+ * last-resort KEM key ("updated"), or a delete: one key-transparency leaf each (D8).
+ */
 export interface IdentityChange {
   /** Normalized address. */
   address: string;
-  kind: "created" | "deleted";
+  kind: "created" | "updated" | "deleted";
   /** Ed25519 public key, 32 raw bytes. */
   identitySigningKey: Uint8Array;
   /** X25519 public key, 32 raw bytes. */
   identityDHKey: Uint8Array;
+  /** SHA-256 of the last-resort ML-KEM-1024 public key, when the identity has one. */
+  kemKeyHash?: Uint8Array;
 }
+
+/** What a bundle's proof must show: the identity keys and the last-resort KEM key's hash. */
+export type BundleIdentity = Pick<PreKeyBundle, "identitySigningKey" | "identityDHKey"> & {
+  kemKeyHash?: Uint8Array;
+};
 
 /** Where key transparency plugs into the keys routes; both are optional. */
 export interface KeysHooks {
@@ -25,7 +35,7 @@ export interface KeysHooks {
    */
   bundleProof?(
     address: string,
-    answer: Pick<PreKeyBundle, "identitySigningKey" | "identityDHKey"> | undefined,
+    answer: BundleIdentity | undefined,
   ): Promise<KtProofAnswer | undefined>;
 }
 
