@@ -1,0 +1,73 @@
+import { describe, expect, it, vi } from "vitest";
+import { type BenchRow, printTable } from "../harness/table.js";
+import { judge, verdict } from "./judge.js";
+import { parsePrintedTables } from "./parse-tables.js";
+
+function printed(title: string, rows: BenchRow[]): string {
+  const lines: string[] = [];
+  const log = vi.spyOn(console, "log").mockImplementation((line: string) => lines.push(line));
+  try {
+    printTable(title, rows);
+  } finally {
+    log.mockRestore();
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+const fetchRows = (pop: number, fetch: number, p99: number): BenchRow[] => [
+  { name: "SQL pop only (DELETE ... RETURNING)", opsPerSec: pop },
+  {
+    name: "bundle fetch (HTTP)",
+    opsPerSec: fetch,
+    baseline: "SQL pop only (DELETE ... RETURNING)",
+    note: "50 clients, of which none",
+  },
+  { name: "wake-up latency", opsPerSec: 0, p50Ms: 1, p99Ms: p99 },
+];
+
+describe("parsePrintedTables", () => {
+  it("reads back every row printTable wrote, with its rate, latency and baseline", () => {
+    const text = `noise before\n${printed("prekeys: PGlite", fetchRows(5023, 4364, 12.5))}`;
+    expect(parsePrintedTables(text)).toEqual([
+      {
+        table: "prekeys: PGlite",
+        name: "SQL pop only (DELETE ... RETURNING)",
+        value: 5023,
+        higherIsBetter: true,
+      },
+      {
+        table: "prekeys: PGlite",
+        name: "bundle fetch (HTTP)",
+        value: 4364,
+        higherIsBetter: true,
+        baseline: "SQL pop only (DELETE ... RETURNING)",
+      },
+      { table: "prekeys: PGlite", name: "wake-up latency", value: 12.5, higherIsBetter: false },
+    ]);
+  });
+});
+
+describe("judge", () => {
+  it("divides out what the machine did to both rows of a side (their shared baseline)", () => {
+    // The head ran on a machine 1.5x faster: both rows rose, the path's share of its baseline
+    // did not move.
+    const base = parsePrintedTables(printed("t: x", fetchRows(1000, 800, 10)));
+    const head = parsePrintedTables(printed("t: x", fetchRows(1500, 1200, 10)));
+    const [pop, fetch, latency] = judge([{ base, head }]);
+    expect(pop).toMatchObject({ change: 1.5 });
+    expect(pop?.normalized).toBeUndefined();
+    expect(fetch).toMatchObject({ base: 800, head: 1200, change: 1.5, normalized: 1 });
+    expect(verdict(fetch as NonNullable<typeof fetch>)).toBe("same");
+    expect(latency).toMatchObject({ change: 1 });
+  });
+
+  it("turns latency so that above 1 is better, and takes the median over rounds", () => {
+    const round = (p99: number) => ({
+      base: parsePrintedTables(printed("t: x", fetchRows(1000, 800, 10))),
+      head: parsePrintedTables(printed("t: x", fetchRows(1000, 800, p99))),
+    });
+    const [, , latency] = judge([round(20), round(12.5), round(5)]);
+    expect(latency?.change).toBe(0.8);
+    expect(verdict(latency as NonNullable<typeof latency>)).toBe("worse");
+  });
+});
