@@ -3,7 +3,7 @@ import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
 import { syncDirectory } from "./durable-file.js";
-import { ConfigError } from "./env.js";
+import { ConfigError } from "./errors.js";
 
 /**
  * The text of a key file, or undefined when there is none. A file that other users may read is
