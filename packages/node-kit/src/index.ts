@@ -1,5 +1,11 @@
 export { type BatcherOptions, createBatcher } from "./batcher.js";
-export { isErrno, syncDirectory, TEMP_SUFFIX, writeFileAtomic } from "./durable-file.js";
+export {
+  isErrno,
+  readTextIfPresent,
+  syncDirectory,
+  TEMP_SUFFIX,
+  writeFileAtomic,
+} from "./durable-file.js";
 export { loadEnv, onOff, proxyCount, wholeNumber } from "./env.js";
 export { ConfigError, type ConfigErrorCode } from "./errors.js";
 export { createFileOnce, loadOrCreateKeyFile, readPrivateFile } from "./key-file.js";
