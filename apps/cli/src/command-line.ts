@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from "node:util";
+import { CodedError } from "@svc/canonical";
 
 /** The options a command line may hold, as node:util's parseArgs declares them. */
 export type OptionSpec = NonNullable<ParseArgsConfig["options"]>;
@@ -28,14 +29,17 @@ export interface Program {
   tool: string;
 }
 
-/** A mistake in the command line; `command` says whose usage to print with it. */
-export class UsageError<C extends string = string> extends Error {
-  override name = "UsageError";
+/**
+ * A mistake in the command line (code USAGE, exit 2); `command` says whose usage to print with
+ * it.
+ */
+export class UsageError<C extends string = string> extends CodedError<"USAGE"> {
+  override readonly name = "UsageError";
   constructor(
     message: string,
     readonly command: C | undefined,
   ) {
-    super(message);
+    super("USAGE", message);
   }
 }
 

@@ -1,3 +1,4 @@
+import { CodedError } from "@svc/canonical";
 import type { SubscribeOptions, SvcClient } from "@svc/client";
 import { EXIT } from "./exit.js";
 import { messageReport, type Problem, type Report } from "./output.js";
@@ -23,8 +24,11 @@ export interface ListenContext {
  * Thrown by the message handler for a message that arrives once listening is over (after --count
  * messages, the timeout or a signal): the client keeps it unacknowledged, for the next listen.
  */
-export class LeftForNextListen extends Error {
-  override name = "LeftForNextListen";
+export class LeftForNextListen extends CodedError<"LEFT_QUEUED"> {
+  override readonly name = "LeftForNextListen";
+  constructor(message: string) {
+    super("LEFT_QUEUED", message);
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
-import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { canPin, spawnPinnedNode } from "@svc/processes";
 import { measureRatchet, type RatchetRates, type RatchetTiming } from "./workloads.js";
 
 /** The Node measurement, and whether it ran on one core. */
@@ -16,23 +16,17 @@ export interface NodeRatchetRates {
 export async function nodeRatchetRates(
   timing: Omit<RatchetTiming, "cpuMs">,
 ): Promise<NodeRatchetRates> {
-  if (!hasTaskset())
+  if (!canPin())
     return { rates: await measureRatchet({ ...timing, cpuMs: processCpuMs }), pinned: false };
-  const child = spawn("taskset", ["-c", "0", process.execPath, fileURLToPath(import.meta.url)], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, SVC_RATCHET_TIMING: JSON.stringify(timing) },
+  const { spawned } = spawnPinnedNode(fileURLToPath(import.meta.url), [], {
+    inheritEnv: true,
+    env: { SVC_RATCHET_TIMING: JSON.stringify(timing) },
   });
-  let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (code !== 0) throw new Error(`the pinned ratchet measurement exited with ${code}`);
-  return { rates: JSON.parse(output) as RatchetRates, pinned: true };
-}
-
-function hasTaskset(): boolean {
-  return spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" }).status === 0;
+  const code = await spawned.exited;
+  if (code !== 0) {
+    throw new Error(`the pinned ratchet measurement exited with ${code}: ${spawned.out.stderr}`);
+  }
+  return { rates: JSON.parse(spawned.out.stdout) as RatchetRates, pinned: true };
 }
 
 export function processCpuMs(): number {

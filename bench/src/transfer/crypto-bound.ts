@@ -1,8 +1,8 @@
-import { spawn, spawnSync } from "node:child_process";
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 import { closeSync, openSync, readSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { spawnPinnedNode } from "@svc/processes";
 import { trackUsage } from "./side-usage.js";
 
 /** The crypto the transfer cannot avoid, alone, on one core. */
@@ -22,22 +22,15 @@ export interface CryptoBound {
  * pinned to CPU 0 with taskset where there is one, so that V8's helper threads share that core.
  */
 export async function cryptoBound(file: string, chunkBytes: number): Promise<CryptoBound> {
-  const pinned = spawnSync("taskset", ["-c", "0", "true"], { stdio: "ignore" }).status === 0;
-  const self = fileURLToPath(import.meta.url);
-  const [command, args] = pinned
-    ? ["taskset", ["-c", "0", process.execPath, self]]
-    : [process.execPath, [self]];
-  const child = spawn(command, args, {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, SVC_CRYPTO_BOUND: JSON.stringify({ file, chunkBytes }) },
+  const { spawned, pinned } = spawnPinnedNode(fileURLToPath(import.meta.url), [], {
+    inheritEnv: true,
+    env: { SVC_CRYPTO_BOUND: JSON.stringify({ file, chunkBytes }) },
   });
-  let output = "";
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-    output += chunk;
-  });
-  const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-  if (code !== 0) throw new Error(`the crypto bound's process exited with ${code}`);
-  return { ...(JSON.parse(output) as Omit<CryptoBound, "pinned">), pinned };
+  const code = await spawned.exited;
+  if (code !== 0) {
+    throw new Error(`the crypto bound's process exited with ${code}: ${spawned.out.stderr}`);
+  }
+  return { ...(JSON.parse(spawned.out.stdout) as Omit<CryptoBound, "pinned">), pinned };
 }
 
 function measure(file: string, chunkBytes: number): Omit<CryptoBound, "pinned"> {

@@ -1,7 +1,7 @@
-import { ed25519Sign, encodeBase64 } from "@svc/canonical";
+import { ed25519Sign } from "@svc/canonical";
 import {
   type BridgeKind,
-  bridgeQueryMessage,
+  bridgeQueryParams,
   type JsonRouteName,
   LIMITS,
   ROUTES,
@@ -163,22 +163,11 @@ export function createApi(options: ApiOptions): SvcApi {
       signal: call?.signal,
     }) as Promise<ApiAnswer<N>>;
   };
-  const signedQuery = (kind: BridgeKind, query: BridgeQueryFields, key: SigningKey) => {
-    const signedAt = options.now();
-    const message = bridgeQueryMessage({
-      address: query.address,
-      kind,
-      since: query.since,
-      signedAt,
-    });
-    return {
-      address: query.address,
-      kind,
-      since: query.since,
-      signedAt,
-      signature: encodeBase64(ed25519Sign(message, key)),
-    };
-  };
+  const signedQuery = (kind: BridgeKind, query: BridgeQueryFields, key: SigningKey) =>
+    bridgeQueryParams(
+      { address: query.address, kind, since: query.since, signedAt: options.now() },
+      (message) => ed25519Sign(message, key),
+    );
 
   return {
     health: (call) => get("health", undefined, undefined, call),

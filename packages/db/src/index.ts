@@ -1,13 +1,8 @@
 export { bytea } from "./bytea.js";
+export { type MoveRefusalCode, MoveRefused } from "./errors.js";
 export type { LegacyTag } from "./legacy.js";
 export type { PackageMigrations } from "./migrations.js";
-export {
-  type MoveOptions,
-  type MoveRefusalCode,
-  MoveRefused,
-  type MoveReport,
-  moveEmbeddedDatabase,
-} from "./move.js";
+export { type MoveOptions, type MoveReport, moveEmbeddedDatabase } from "./move.js";
 export { executePreparedRows, executeRows, plainBytes, preparedRows } from "./rows.js";
 export {
   type Database,

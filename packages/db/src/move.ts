@@ -1,27 +1,10 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type SQL, sql } from "drizzle-orm";
+import { MoveRefused } from "./errors.js";
 import type { PackageMigrations } from "./migrations.js";
 import { executeRows } from "./rows.js";
 import { type Database, openStorage, type Storage } from "./storage.js";
-
-export type MoveRefusalCode =
-  | "SOURCE_MISSING"
-  | "SOURCE_IN_USE"
-  | "UNKNOWN_TABLE"
-  | "TARGET_NOT_EMPTY"
-  | "COUNT_MISMATCH";
-
-/** The move did not happen, and nothing was written to the target. */
-export class MoveRefused extends Error {
-  constructor(
-    readonly code: MoveRefusalCode,
-    message: string,
-  ) {
-    super(message);
-    this.name = "MoveRefused";
-  }
-}
 
 export interface MoveOptions {
   /** The server's SVC_DATA_DIR: the embedded database is its `pglite` folder. */

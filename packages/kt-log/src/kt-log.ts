@@ -105,12 +105,6 @@ const TOMBSTONE = 2;
 /** Any 32 bytes: append checks a change's address and keys by committing to them. */
 const OPENING_CHECK = new Uint8Array(32);
 
-interface Pending {
-  change: KtChange;
-  resolve: (appended: Appended) => void;
-  reject: (error: unknown) => void;
-}
-
 /**
  * The key-transparency log over the database: appends are sequenced across instances by an
  * advisory lock and batched within one; every change gets its own signed tree head, published
@@ -123,7 +117,7 @@ export class KtLog {
   readonly #onPublish: (sth: SignedTreeHead) => void;
   readonly #maxBatch: number;
   readonly #leavesPerRead: number;
-  readonly #pending: Pending[] = [];
+  readonly #appendChange: (change: KtChange) => Promise<Appended>;
   readonly #proofs: RecentProofs;
   readonly #prove: (address: string) => Promise<KtProof>;
   readonly #indexes: VrfIndexes;
@@ -131,7 +125,6 @@ export class KtLog {
   readonly #checkpoints: Checkpoints;
   readonly #append: typeof appendLocked;
   readonly #witnessing: Witnessing | undefined;
-  #draining = false;
   #edge: RightEdge | undefined;
   #readingLatest = false;
   /** Addresses whose kept proofs are gathered for the next renewal, and those being renewed. */
@@ -190,6 +183,11 @@ export class KtLog {
         throw new RangeError(`${name} must be a positive integer`);
       }
     }
+    this.#appendChange = createBatcher((changes: KtChange[]) => this.#appendBatch(changes), {
+      concurrency: 1,
+      maxBatch: this.#maxBatch,
+      start: "now",
+    });
   }
 
   /**
@@ -304,10 +302,7 @@ export class KtLog {
     } catch (error) {
       return Promise.reject(error);
     }
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ change, resolve, reject });
-      if (!this.#draining) void this.#drain();
-    });
+    return this.#appendChange(change);
   }
 
   async latestSth(): Promise<SignedTreeHead> {
@@ -534,39 +529,31 @@ export class KtLog {
     return refreshed;
   }
 
-  async #drain(): Promise<void> {
-    this.#draining = true;
+  /** Appends a batch of changes, in the order they came. */
+  async #appendBatch(changes: KtChange[]): Promise<Appended[]> {
     try {
-      while (this.#pending.length > 0) {
-        const batch = this.#pending.splice(0, this.#maxBatch);
-        try {
-          // Looked up (or proved) for the whole batch at once, in the order the changes came.
-          const addresses = batch.map((p) => p.change.address);
-          const vrf = await this.#indexes.lookup(this.#storage.db, addresses);
-          const { appended, edge } = await this.#append(this.#storage.db, {
-            signer: this.#signer,
-            changes: batch.map((p, i) => ({ ...p.change, vrf: vrf[i] as AddressIndex })),
-            timestamp: this.#now(),
-            edge: this.#edge,
-            ...(this.#newOpening ? { newOpening: this.#newOpening } : {}),
-          });
-          this.#edge = edge;
-          const newest = (appended[appended.length - 1] as Appended).sth;
-          // Committed first: a witness must never hold a size the database could still lose.
-          await this.#witnessing?.publish(newest);
-          this.#proofs.sawLatest(newest, performance.now());
-          for (const [i, pending] of batch.entries()) {
-            const result = appended[i] as Appended;
-            this.#onPublish(result.sth);
-            pending.resolve(result);
-          }
-        } catch (error) {
-          this.#edge = undefined;
-          for (const pending of batch) pending.reject(error);
-        }
-      }
-    } finally {
-      this.#draining = false;
+      // Looked up (or proved) for the whole batch at once.
+      const vrf = await this.#indexes.lookup(
+        this.#storage.db,
+        changes.map((change) => change.address),
+      );
+      const { appended, edge } = await this.#append(this.#storage.db, {
+        signer: this.#signer,
+        changes: changes.map((change, i) => ({ ...change, vrf: vrf[i] as AddressIndex })),
+        timestamp: this.#now(),
+        edge: this.#edge,
+        ...(this.#newOpening ? { newOpening: this.#newOpening } : {}),
+      });
+      this.#edge = edge;
+      const newest = (appended[appended.length - 1] as Appended).sth;
+      // Committed first: a witness must never hold a size the database could still lose.
+      await this.#witnessing?.publish(newest);
+      this.#proofs.sawLatest(newest, performance.now());
+      for (const result of appended) this.#onPublish(result.sth);
+      return appended;
+    } catch (error) {
+      this.#edge = undefined;
+      throw error;
     }
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
+import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
+import { readTextIfPresent, TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
 import { decodeBase64, encodeBase64 } from "@svc/signed-note";
 import { WitnessError } from "./errors.js";
 import type { CosignedTree, WitnessState } from "./state.js";
@@ -38,14 +38,8 @@ export class FileWitnessState implements WitnessState {
   async read(origin: string): Promise<CosignedTree | undefined> {
     this.#checkOpen();
     const path = this.#path(origin);
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
-    }
-    return parseStateFile(path, origin, text);
+    const text = await readTextIfPresent(path);
+    return text === undefined ? undefined : parseStateFile(path, origin, text);
   }
 
   async write(origin: string, tree: CosignedTree): Promise<void> {

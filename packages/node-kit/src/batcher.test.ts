@@ -1,3 +1,4 @@
+import { KeyedSerial } from "@svc/canonical";
 import { describe, expect, it } from "vitest";
 import { createBatcher } from "./batcher.js";
 
@@ -108,6 +109,48 @@ describe("createBatcher", () => {
     await expect(call(1)).rejects.toThrow("0 results for 1 calls");
   });
 
+  it("with start 'now', runs a lone call at once and takes the calls that wait next", async () => {
+    const { run, batches, releases } = controlledRun();
+    const call = createBatcher(run, { concurrency: 1, maxBatch: 8, start: "now" });
+    const first = call(1);
+    expect(batches).toEqual([[1]]);
+    const answers = [2, 3].map(call);
+    releases[0]?.();
+    await tick();
+    expect(batches).toEqual([[1], [2, 3]]);
+    releases[1]?.();
+    await expect(Promise.all([first, ...answers])).resolves.toEqual([10, 20, 30]);
+  });
+
+  it("takes a batch when its turn comes, and keeps the turn it claimed on arrival", async () => {
+    const serial = new KeyedSerial();
+    const order: string[] = [];
+    let idle = 0;
+    const call = createBatcher(
+      async (inputs: string[]) => {
+        order.push(inputs.join(""));
+        await tick();
+        return inputs;
+      },
+      {
+        concurrency: 2,
+        maxBatch: Number.POSITIVE_INFINITY,
+        start: "now",
+        turn: (task) => serial.run("k", task),
+        onIdle: () => idle++,
+      },
+    );
+    const first = ["a", "b"].map(call);
+    await tick();
+    // Arrives while the first batch runs: claims the next turn before "other" is queued.
+    const late = [call("c")];
+    const other = serial.run("k", async () => void order.push("other"));
+    late.push(call("d"));
+    await Promise.all([...first, ...late, other]);
+    expect(order).toEqual(["ab", "cd", "other"]);
+    expect(idle).toBe(1);
+  });
+
   it("refuses nonsensical limits", () => {
     expect(() => createBatcher(async (x) => x, { concurrency: 0, maxBatch: 1 })).toThrow(
       RangeError,
@@ -115,5 +158,8 @@ describe("createBatcher", () => {
     expect(() => createBatcher(async (x) => x, { concurrency: 1, maxBatch: 0.5 })).toThrow(
       RangeError,
     );
+    expect(() =>
+      createBatcher(async (x) => x, { concurrency: 1, maxBatch: Number.NEGATIVE_INFINITY }),
+    ).toThrow(RangeError);
   });
 });

@@ -2,7 +2,13 @@ import { lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { isErrno, syncDirectory, TEMP_SUFFIX, writeFileAtomic } from "./durable-file.js";
+import {
+  isErrno,
+  readTextIfPresent,
+  syncDirectory,
+  TEMP_SUFFIX,
+  writeFileAtomic,
+} from "./durable-file.js";
 
 let dir: string;
 let umask: number;
@@ -45,5 +51,16 @@ describe("syncDirectory", () => {
     expect(isErrno(error, "ENOENT")).toBe(true);
     expect(isErrno(error, "EEXIST")).toBe(false);
     expect(isErrno(undefined, "ENOENT")).toBe(false);
+  });
+});
+
+describe("readTextIfPresent", () => {
+  it("reads a file's text, answers undefined for a missing one, and throws any other failure", async () => {
+    const path = join(dir, "present.txt");
+    await writeFile(path, "h\u00e9llo\n");
+    await expect(readTextIfPresent(path)).resolves.toBe("h\u00e9llo\n");
+    await expect(readTextIfPresent(join(dir, "absent.txt"))).resolves.toBeUndefined();
+    const error = await readTextIfPresent(dir).catch((failure: unknown) => failure);
+    expect(isErrno(error, "EISDIR")).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { open, rename, unlink } from "node:fs/promises";
+import { open, readFile, rename, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 
 /**
@@ -42,4 +42,14 @@ export async function syncDirectory(dir: string): Promise<void> {
 
 export function isErrno(error: unknown, code: string): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === code;
+}
+
+/** The UTF-8 text of `path`, or undefined when there is no such file. */
+export async function readTextIfPresent(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return undefined;
+    throw error;
+  }
 }

@@ -1,6 +1,7 @@
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadEnv, onOff, wholeNumber } from "./env.js";
+import { loadEnv, onOff, wholeNumber } from "./env.js";
+import { ConfigError } from "./errors.js";
 
 const Schema = v.object({ SVC_FLAG: onOff("on"), SVC_COUNT: wholeNumber(5, 1, 10) });
 

@@ -1,13 +1,5 @@
 import * as v from "valibot";
-
-/** Every problem of a server's environment at once; the server prints it and exits 2. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
-  }
-}
+import { ConfigError } from "./errors.js";
 
 /** An `on`/`off` variable read as a boolean. */
 export const onOff = (fallback: "on" | "off") =>

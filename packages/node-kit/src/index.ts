@@ -1,6 +1,13 @@
 export { type BatcherOptions, createBatcher } from "./batcher.js";
-export { isErrno, syncDirectory, TEMP_SUFFIX, writeFileAtomic } from "./durable-file.js";
-export { ConfigError, loadEnv, onOff, proxyCount, wholeNumber } from "./env.js";
+export {
+  isErrno,
+  readTextIfPresent,
+  syncDirectory,
+  TEMP_SUFFIX,
+  writeFileAtomic,
+} from "./durable-file.js";
+export { loadEnv, onOff, proxyCount, wholeNumber } from "./env.js";
+export { ConfigError, type ConfigErrorCode } from "./errors.js";
 export { createFileOnce, loadOrCreateKeyFile, readPrivateFile } from "./key-file.js";
 export { KeyedBatches } from "./keyed-batches.js";
 export { createLogger, LOG_LEVELS, type LogFields, type Logger, type LogLevel } from "./logger.js";

@@ -2,7 +2,7 @@ import { chmod, lstat, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError } from "./env.js";
+import { ConfigError } from "./errors.js";
 import { createFileOnce, loadOrCreateKeyFile, readPrivateFile } from "./key-file.js";
 
 let dir: string;

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { link, mkdir, open, readFile, stat, unlink } from "node:fs/promises";
+import { link, mkdir, open, stat, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { decodeBase64, encodeBase64 } from "@svc/canonical";
-import { syncDirectory } from "./durable-file.js";
-import { ConfigError } from "./env.js";
+import { readTextIfPresent, syncDirectory } from "./durable-file.js";
+import { ConfigError } from "./errors.js";
 
 /**
  * The text of a key file, or undefined when there is none. A file that other users may read is
@@ -13,13 +13,8 @@ export async function readPrivateFile(
   path: string,
   refuse: (message: string) => Error,
 ): Promise<string | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
+  const text = await readTextIfPresent(path);
+  if (text === undefined) return undefined;
   const { mode } = await stat(path);
   if ((mode & 0o077) !== 0) {
     throw refuse(

@@ -1,10 +1,5 @@
 import type { KeyedSerial } from "@svc/canonical";
-
-interface Waiting<I, R> {
-  item: I;
-  resolve: (result: R) => void;
-  reject: (error: unknown) => void;
-}
+import { createBatcher } from "./batcher.js";
 
 /**
  * Items of one key, applied in batches on a KeyedSerial: a batch starts when the key's task
@@ -15,7 +10,7 @@ interface Waiting<I, R> {
 export class KeyedBatches<I, R> {
   readonly #serial: KeyedSerial;
   readonly #apply: (key: string, items: readonly I[]) => Promise<R[]>;
-  readonly #queued = new Map<string, Waiting<I, R>[]>();
+  readonly #batchers = new Map<string, (item: I) => Promise<R>>();
 
   constructor(serial: KeyedSerial, apply: (key: string, items: readonly I[]) => Promise<R[]>) {
     this.#serial = serial;
@@ -23,32 +18,18 @@ export class KeyedBatches<I, R> {
   }
 
   add(key: string, item: I): Promise<R> {
-    return new Promise<R>((resolve, reject) => {
-      const waiting = { item, resolve, reject };
-      const queued = this.#queued.get(key);
-      if (queued) {
-        queued.push(waiting);
-        return;
-      }
-      const batch = [waiting];
-      this.#queued.set(key, batch);
-      this.#serial
-        .run(key, () => {
-          // Taken: later items wait for the next batch.
-          this.#queued.delete(key);
-          return this.#apply(
-            key,
-            batch.map((each) => each.item),
-          );
-        })
-        .then(
-          (results) => {
-            for (const [index, each] of batch.entries()) each.resolve(results[index] as R);
-          },
-          (error: unknown) => {
-            for (const each of batch) each.reject(error);
-          },
-        );
-    });
+    let batcher = this.#batchers.get(key);
+    if (batcher === undefined) {
+      batcher = createBatcher((items: I[]) => this.#apply(key, items), {
+        // The batch being applied, and the next one waiting for its turn on the serial.
+        concurrency: 2,
+        maxBatch: Number.POSITIVE_INFINITY,
+        start: "now",
+        turn: (task) => this.#serial.run(key, task),
+        onIdle: () => this.#batchers.delete(key),
+      });
+      this.#batchers.set(key, batcher);
+    }
+    return batcher(item);
   }
 }

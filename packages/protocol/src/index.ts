@@ -58,7 +58,10 @@ export {
   type BridgeKind,
   type BridgeQuery,
   bridgeQueryMessage,
+  bridgeQueryParams,
   type PresenceQuery,
   parseWatched,
   presenceQueryMessage,
+  presenceQueryParams,
+  type QuerySigner,
 } from "./signed-query.js";

@@ -1,7 +1,13 @@
 import { CanonicalError } from "@svc/canonical";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { bridgeQueryMessage, parseWatched, presenceQueryMessage } from "./signed-query.js";
+import {
+  bridgeQueryMessage,
+  bridgeQueryParams,
+  parseWatched,
+  presenceQueryMessage,
+  presenceQueryParams,
+} from "./signed-query.js";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -72,5 +78,44 @@ describe("parseWatched", () => {
 
   it("rejects a non-string with TypeError", () => {
     expect(() => parseWatched(undefined as unknown as string)).toThrow(TypeError);
+  });
+});
+
+describe("bridgeQueryParams and presenceQueryParams", () => {
+  const sign = (message: Uint8Array) => message.slice(0, 3);
+  const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes));
+
+  it("send a bridge query's fields in wire order with the signature over its payload", () => {
+    const query = { address: "a:1", kind: "poll", since: 7, signedAt: 5 } as const;
+    const params = bridgeQueryParams(query, sign);
+    expect(Object.entries(params)).toEqual([
+      ["address", "a:1"],
+      ["kind", "poll"],
+      ["since", "7"],
+      ["signedAt", "5"],
+      ["signature", base64(bridgeQueryMessage(query).slice(0, 3))],
+    ]);
+  });
+
+  it("leave since out when it is not set (the payload signs 0)", () => {
+    const params = bridgeQueryParams({ address: "a:1", kind: "ws", signedAt: 5 }, (m) => m);
+    expect(Object.keys(params)).toEqual(["address", "kind", "signedAt", "signature"]);
+    expect(atob(params.signature ?? "")).toBe(
+      '{"address":"a:1","kind":"ws","signedAt":5,"since":0}',
+    );
+  });
+
+  it("send watched in the given order, signed sorted", () => {
+    const params = presenceQueryParams(
+      { address: "w", watched: ["b", "a"], signedAt: 1 },
+      (m) => m,
+    );
+    expect(params).toEqual({
+      address: "w",
+      kind: "presence",
+      watched: "b,a",
+      signedAt: "1",
+      signature: btoa('{"address":"w","kind":"presence","signedAt":1,"watched":["a","b"]}'),
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { canonicalize, normalizeAddress } from "@svc/canonical";
+import { canonicalize, encodeBase64, normalizeAddress } from "@svc/canonical";
 
 export type BridgeKind = "stream" | "poll" | "ws";
 
@@ -36,6 +36,41 @@ export function presenceQueryMessage(query: PresenceQuery): Uint8Array {
   if (!Array.isArray(watched)) throw new TypeError("watched must be an array of addresses");
   const sorted = [...watched].sort();
   return utf8.encode(canonicalize({ address, kind: "presence", watched: sorted, signedAt }));
+}
+
+/** Signs a query's payload: answers the 64-byte Ed25519 signature by the owner's signing key. */
+export type QuerySigner = (message: Uint8Array) => Uint8Array;
+
+/**
+ * The URL parameters of a signed bridge query, in wire order: address, kind, since (when set),
+ * signedAt, signature.
+ */
+export function bridgeQueryParams(query: BridgeQuery, sign: QuerySigner): Record<string, string> {
+  const signature = encodeBase64(sign(bridgeQueryMessage(query)));
+  const { address, kind, since, signedAt } = query;
+  return {
+    address,
+    kind,
+    ...(since === undefined ? {} : { since: String(since) }),
+    signedAt: String(signedAt),
+    signature,
+  };
+}
+
+/** The URL parameters of a signed presence query: `watched` is signed sorted, sent as given. */
+export function presenceQueryParams(
+  query: PresenceQuery,
+  sign: QuerySigner,
+): Record<string, string> {
+  const signature = encodeBase64(sign(presenceQueryMessage(query)));
+  const { address, watched, signedAt } = query;
+  return {
+    address,
+    kind: "presence",
+    watched: watched.join(","),
+    signedAt: String(signedAt),
+    signature,
+  };
 }
 
 /** The wire form of `watched`: comma-separated addresses, each normalized; "" is none. */

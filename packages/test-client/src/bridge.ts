@@ -1,5 +1,4 @@
-import { encodeBase64 } from "@svc/canonical";
-import { type BridgeKind, bridgeQueryMessage, presenceQueryMessage } from "@svc/protocol";
+import { type BridgeKind, bridgeQueryParams, presenceQueryParams } from "@svc/protocol";
 import type { Party } from "./party.js";
 
 export interface QueryOptions {
@@ -18,11 +17,8 @@ export function bridgeUrl(
   options: QueryOptions = {},
 ): string {
   const signedAt = options.signedAt ?? Date.now();
-  const message = bridgeQueryMessage({ address, kind, since: options.since, signedAt });
-  const params = new URLSearchParams({ address, kind });
-  if (options.since !== undefined) params.set("since", String(options.since));
-  params.set("signedAt", String(signedAt));
-  params.set("signature", encodeBase64(owner.signer.sign(message)));
+  const query = { address, kind, since: options.since, signedAt };
+  const params = new URLSearchParams(bridgeQueryParams(query, (m) => owner.signer.sign(m)));
   for (const [name, value] of Object.entries(options.extra ?? {})) params.set(name, value);
   return `${base}/v1/bridge/${kind}?${params}`;
 }
@@ -36,14 +32,8 @@ export function presenceUrl(
   options: QueryOptions = {},
 ): string {
   const signedAt = options.signedAt ?? Date.now();
-  const message = presenceQueryMessage({ address, watched, signedAt });
-  const params = new URLSearchParams({
-    address,
-    kind: "presence",
-    watched: watched.join(","),
-    signedAt: String(signedAt),
-    signature: encodeBase64(owner.signer.sign(message)),
-  });
+  const query = { address, watched, signedAt };
+  const params = new URLSearchParams(presenceQueryParams(query, (m) => owner.signer.sign(m)));
   for (const [name, value] of Object.entries(options.extra ?? {})) params.set(name, value);
   return `${base}/v1/bridge/presence?${params}`;
 }

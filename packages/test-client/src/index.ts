@@ -14,6 +14,7 @@ export {
   type TestIdentity,
   testIdentity,
 } from "./keys.js";
+export { answerTypeErrors, type DocumentedAnswer } from "./openapi-types.js";
 export { type Party, party } from "./party.js";
 export { type Signer, type SignerFromSeed, seedOf, seedSigner, signedBodyBy } from "./signer.js";
 export { type SseEvent, SseReader } from "./sse-reader.js";

@@ -1,4 +1,5 @@
 export { freePort } from "./free-port.js";
+export { canPin, spawnPinnedNode } from "./pinned-spawn.js";
 export {
   type Closer,
   type Exit,

@@ -51,7 +51,7 @@ export async function runTransferCli(
       : await sendCommand(args, io, fail, tool);
   } catch (error) {
     if (error instanceof ConfigError) {
-      fail({ code: "CONFIG", message: error.message });
+      fail({ code: error.code, message: error.message });
       return EXIT.usage;
     }
     const failure = systemFailure(error) ??

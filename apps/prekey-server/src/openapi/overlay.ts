@@ -68,7 +68,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "signedAt is outside now +-5 minutes (401 on keys, bridge and transfer routes, 409 on inbox routes).",
   SVC_IDENTITY_MISMATCH: "A register names identity keys different from the stored ones.",
   SVC_WRONG_KEY: "Signed by a key other than the one bound to the address (or no key is bound).",
-  SVC_UNAUTHORIZED: "Missing or invalid observer token.",
+  SVC_UNAUTHORIZED:
+    "Missing or invalid observer token; on the transfer routes, missing signature headers or a request not from the stream's sender.",
   SVC_NOT_REGISTERED: "The address has no registration (keys, or inbox for a deposit).",
   SVC_NOT_FOUND: "Unknown route.",
   SVC_STH_NOT_FOUND: "No signed tree head at the requested tree size.",

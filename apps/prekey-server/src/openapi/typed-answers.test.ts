@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ROUTES, type RouteContract } from "@svc/protocol";
 import {
+  answerTypeErrors,
   bridgeUrl,
+  type DocumentedAnswer,
   deleteBody,
   envelope,
   InboxClient,
@@ -16,22 +15,12 @@ import {
   replenishBody,
   testIdentity,
 } from "@svc/test-client";
-import openapiTS, { astToString } from "openapi-typescript";
-import ts from "typescript";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { startTestServer } from "../test-support/app.js";
 
-/** One real answer: the documented path template and method it is for, its status and body. */
-interface Answer {
-  path: string;
-  method: "get" | "post" | "delete";
-  status: number;
-  body: unknown;
-}
+type Answer = DocumentedAnswer;
 
 const OBSERVER_TOKEN = "o".repeat(32);
-const dir = mkdtempSync(join(tmpdir(), "svc-typed-answers-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Real answers of every JSON route of the prekey server, KT proofs of all three kinds included. */
 async function realAnswers(): Promise<{ served: string; answers: Answer[] }> {
@@ -134,50 +123,16 @@ function proofKind(answer: Answer): string | undefined {
   return (answer.body as { ktProof?: { body: { type: string } } }).ktProof?.body.type;
 }
 
-/**
- * A TypeScript module that assigns each answer, as an object literal, to the type
- * openapi-typescript generated for its route and status: an undeclared member is an excess
- * property, a missing or mistyped one an assignability error.
- */
-function answersModule(answers: Answer[]): string {
-  const lines = [
-    'import type { paths } from "./openapi.js";',
-    "type Json<P extends keyof paths, M extends keyof paths[P], S extends number> =",
-    '  paths[P][M] extends { responses: infer R } ? S extends keyof R ? R[S] extends { content: { "application/json": infer B } } ? B : never : never : never;',
-  ];
-  answers.forEach((answer, i) => {
-    const type = `Json<${JSON.stringify(answer.path)}, "${answer.method}", ${answer.status}>`;
-    lines.push(`export const answer${i}: ${type} = ${JSON.stringify(answer.body)};`);
-  });
-  return `${lines.join("\n")}\n`;
-}
-
-function typeErrors(files: Record<string, string>): string[] {
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  const program = ts.createProgram([join(dir, "answers.ts")], {
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noEmit: true,
-    skipLibCheck: true,
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-  });
-  return ts
-    .getPreEmitDiagnostics(program)
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n"));
-}
-
 describe("a client generated from the served /openapi.yaml (openapi-typescript)", () => {
   it("types every real answer of every JSON route, with no undeclared member", async () => {
     const { served, answers } = await realAnswers();
-    const types = astToString(await openapiTS(served));
     const answered = answers.filter((a) => a.status === 200).map((a) => `${a.method} ${a.path}`);
+    // The receiver's routes are checked by @svc/transfer-peer's typed-answers test.
     const jsonRoutes = (Object.values(ROUTES) as RouteContract[])
       .filter((route) => route.response !== undefined && route.server !== "receiver")
       .map((route) => `${route.method.toLowerCase()} ${route.path}`);
     expect(new Set(answered)).toEqual(new Set(jsonRoutes));
-    expect(typeErrors({ "openapi.ts": types, "answers.ts": answersModule(answers) })).toEqual([]);
+    expect(await answerTypeErrors(served, answers)).toEqual([]);
 
     // The check can fail: one undeclared member in a nested proof is an error.
     const bundle = answers.find((a) => a.path === "/v1/keys/bundle/{address}" && a.status === 200);
@@ -185,7 +140,7 @@ describe("a client generated from the served /openapi.yaml (openapi-typescript)"
       body: { ktProof: { body: { indexProof: Record<string, unknown> } } };
     };
     tampered.body.ktProof.body.indexProof.future = 1;
-    const errors = typeErrors({ "answers.ts": answersModule([tampered]) });
+    const errors = await answerTypeErrors(served, [tampered]);
     expect(errors.join("\n")).toMatch(/'"future"' does not exist in type '{ depth: number;/);
   }, 180_000);
 });

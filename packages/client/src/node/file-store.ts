@@ -1,7 +1,13 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { mkdir, readdir, readFile, stat, unlink } from "node:fs/promises";
+import { mkdir, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { acquirePidLock, releasePidLockSync, TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
+import {
+  acquirePidLock,
+  readTextIfPresent,
+  releasePidLockSync,
+  TEMP_SUFFIX,
+  writeFileAtomic,
+} from "@svc/node-kit";
 import { ClientError } from "../errors.js";
 import type { StoredState } from "../state.js";
 import type { KeyStore } from "../store.js";
@@ -68,13 +74,8 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): KeyStore
   }
 
   async function read(): Promise<StoredState | undefined> {
-    let text: string;
-    try {
-      text = await readFile(statePath, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
-    }
+    const text = await readTextIfPresent(statePath);
+    if (text === undefined) return undefined;
     try {
       return JSON.parse(text) as StoredState;
     } catch (error) {

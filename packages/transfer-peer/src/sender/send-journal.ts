@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile, stat, unlink } from "node:fs/promises";
+import { mkdir, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { decodeBase64, encodeBase64, normalizeAddress } from "@svc/canonical";
-import { isErrno, writeFileAtomic } from "@svc/node-kit";
+import { isErrno, readTextIfPresent, writeFileAtomic } from "@svc/node-kit";
 import { isStreamId } from "@svc/protocol/transfer";
 import type { ResumeInfo } from "./options.js";
 
@@ -51,14 +51,8 @@ export class SendJournal {
   async lookup(file: string, route: SendRoute): Promise<ResumeInfo | undefined> {
     const key = await entryKey(file, route);
     if (key === undefined) return undefined;
-    let text: string;
-    try {
-      text = await readFile(this.#pathOf(key), "utf8");
-    } catch (error) {
-      if (isErrno(error, "ENOENT")) return undefined;
-      throw error;
-    }
-    return parseEntry(text, key);
+    const text = await readTextIfPresent(this.#pathOf(key));
+    return text === undefined ? undefined : parseEntry(text, key);
   }
 
   /** Records `stream` for `file` to `route` (call it on the transfer's `started` event). */

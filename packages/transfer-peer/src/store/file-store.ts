@@ -1,7 +1,14 @@
-import { mkdir, readdir, readFile, unlink } from "node:fs/promises";
+import { mkdir, readdir, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { decodeBase64, encodeBase64, KeyedSerial } from "@svc/canonical";
-import { isErrno, KeyedBatches, LruMap, TEMP_SUFFIX, writeFileAtomic } from "@svc/node-kit";
+import {
+  isErrno,
+  KeyedBatches,
+  LruMap,
+  readTextIfPresent,
+  TEMP_SUFFIX,
+  writeFileAtomic,
+} from "@svc/node-kit";
 import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol/transfer";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
 import { createLaneSlots, type LaneProgress, readLaneSlots, writeLaneSlots } from "./lane-slots.js";
@@ -59,13 +66,8 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
     ready ??= prepare(dir);
     await ready;
     const path = pathOf(streamId, ".json");
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      if (isErrno(error, "ENOENT")) return undefined;
-      throw error;
-    }
+    const text = await readTextIfPresent(path);
+    if (text === undefined) return undefined;
     const file = decodeStreamFile(path, text);
     const progress = await readLaneSlots(pathOf(streamId, ".lanes"), file.lanes);
     const { lanes: _, ...record } = file;

@@ -22,6 +22,8 @@ import { controlRequest, type Signer } from "./signed-requests.js";
 
 /** Three identities on one directory: the receiver, the sender, and a stranger. */
 export interface Peers {
+  /** The directory's URL. */
+  directory: string;
   receiver: SvcClient;
   receiverAddress: string;
   sender: Signer & { client: SvcClient };
@@ -36,6 +38,7 @@ export async function startPeers(closers: Closer[]): Promise<Peers> {
     registeredClient(closers, server, "mallory@example.org:1"),
   ]);
   return {
+    directory: server,
     receiver,
     receiverAddress: "bob@example.org:1",
     sender: { client: sender, address: "alice@example.org:1" },
