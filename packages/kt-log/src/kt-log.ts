@@ -586,6 +586,7 @@ function proofFrom(
       indexProof,
       vrfProof: vrf.proof,
       opening: leaf.opening,
+      ...(leaf.kemKeyHash && !tombstone ? { kemKeyHash: leaf.kemKeyHash } : {}),
     } as KtProofBody,
   };
 }
