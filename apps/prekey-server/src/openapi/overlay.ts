@@ -94,7 +94,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
 export const ROUTE_DESCRIPTIONS: Partial<Record<RouteName, string>> = {
   metrics: `Includes \`svc_requests_total{route,status}\` (route pattern, never the raw path) and
 counters for rate-limit rejections, key-transparency publishes, inbox put/fetch/ack,
-bridge transports and inbox prune cycles.`,
+bridge transports, inbox prune cycles and ML-KEM prekeys served
+(\`svc_kem_prekeys_served_total{kind}\`), and the gauge \`svc_kem_prekeys_left\`.`,
   observerRedirect: `Redirects (301) to \`/svc-observer/\`, the dashboard page: a static HTML page without data; it asks for the observer token and reads
 \`/svc-observer/api/state\` and \`/svc-observer/api/events\` with it. Served without a token
 when the observer is enabled.`,
