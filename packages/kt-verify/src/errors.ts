@@ -23,6 +23,16 @@ export type KtVerifyErrorCode =
   | "KT_BAD_PROOF"
   /** The proven leaf does not match the bundle (address, keys or kind differ). */
   | "KT_KEY_MISMATCH"
+  /**
+   * Format 3: the bundle's last-resort KEM prekey is not the one the identity's leaf commits to
+   * (its SHA-256 differs from the proof's `kemKeyHash`, or the leaf commits none).
+   */
+  | "KT_KEM_MISMATCH"
+  /**
+   * Format 3: the identity's leaf commits a last-resort KEM key, but the bundle has no KEM
+   * prekey (a downgrade to classic session setup).
+   */
+  | "KT_KEM_MISSING"
   /** A bundle response that should carry `ktProof` does not. */
   | "KT_PROOF_MISSING"
   /** Fetching a consistency proof, an STH or a checkpoint from the log failed. */

@@ -3,6 +3,7 @@ export { KtVerifyError, type KtVerifyErrorCode } from "./errors.js";
 export { decodeLeaf, encodeLeaf, type KtLeaf, LEAF_DOMAIN, LEAF_KIND } from "./leaf.js";
 export {
   COMMITMENT_DOMAIN,
+  type CommittedKeys,
   decodeLeafV2,
   encodeLeafV2,
   isLeafV2,
@@ -26,7 +27,9 @@ export {
   type KtMonitorOptions,
 } from "./monitor.js";
 export {
+  KEM_KEY_HASH_SIZE,
   type KtClaim,
+  type KtKemClaim,
   type KtProof,
   type KtProofBody,
   ktProofToJson,

@@ -79,4 +79,34 @@ describe("leafCommitment", () => {
     expect(() => leafCommitment(opening, "Not Normalized")).toThrow(RangeError);
     expect(() => leafCommitment(new Uint8Array(31), "alice:1")).toThrow(/opening/);
   });
+
+  it("appends an identity's last-resort KEM key hash after its two keys, and only then", () => {
+    const opening = new Uint8Array(32).fill(7);
+    const keys = {
+      identitySigningKey: new Uint8Array(32).fill(1),
+      identityDHKey: new Uint8Array(32).fill(2),
+    };
+    const kemKeyHash = new Uint8Array(32).fill(3);
+    const utf8 = new TextEncoder();
+    const expected = sha256(
+      Uint8Array.from([
+        ...utf8.encode("svc-kt-commit-v1\0"),
+        ...opening,
+        0,
+        7,
+        ...utf8.encode("alice:1"),
+        ...keys.identitySigningKey,
+        ...keys.identityDHKey,
+        ...kemKeyHash,
+      ]),
+    );
+    expect(leafCommitment(opening, "alice:1", { ...keys, kemKeyHash })).toEqual(expected);
+    expect(leafCommitment(opening, "alice:1", { ...keys, kemKeyHash: undefined })).toEqual(
+      leafCommitment(opening, "alice:1", keys),
+    );
+    expect(leafCommitment(opening, "alice:1", keys)).not.toEqual(expected);
+    expect(() =>
+      leafCommitment(opening, "alice:1", { ...keys, kemKeyHash: new Uint8Array(31) }),
+    ).toThrow(/kemKeyHash/);
+  });
 });

@@ -72,14 +72,26 @@ export function decodeLeafV2(bytes: Uint8Array): KtLeafV2 {
   };
 }
 
+/** What an identity leaf's commitment covers besides the opening and the address. */
+export interface CommittedKeys {
+  identitySigningKey: Uint8Array;
+  identityDHKey: Uint8Array;
+  /**
+   * SHA-256 of the identity's last-resort ML-KEM public key, when it has one: the commitment
+   * then covers it, so replacing that key is a new identity leaf.
+   */
+  kemKeyHash?: Uint8Array;
+}
+
 /**
  * SHA-256(COMMITMENT_DOMAIN || opening (32) || u16be len(address) || address || keys), keys
- * being identitySigningKey || identityDHKey for an identity and nothing for a tombstone.
+ * being identitySigningKey || identityDHKey [|| kemKeyHash] for an identity and nothing for a
+ * tombstone. Without a kemKeyHash, the bytes are those of identities logged before KEM keys.
  */
 export function leafCommitment(
   opening: Uint8Array,
   address: string,
-  keys?: { identitySigningKey: Uint8Array; identityDHKey: Uint8Array },
+  keys?: CommittedKeys,
 ): Uint8Array {
   requireBytes(opening, "opening", HASH_SIZE);
   if (typeof address !== "string" || normalizeAddressOrNull(address) !== address) {
@@ -97,6 +109,9 @@ export function leafCommitment(
       requireBytes(keys.identitySigningKey, "keys.identitySigningKey", KEY_SIZE),
       requireBytes(keys.identityDHKey, "keys.identityDHKey", KEY_SIZE),
     );
+    if (keys.kemKeyHash !== undefined) {
+      parts.push(requireBytes(keys.kemKeyHash, "keys.kemKeyHash", HASH_SIZE));
+    }
   }
   return sha256(concatBytes(...parts));
 }

@@ -1,6 +1,7 @@
 import { equalBytes } from "@svc/canonical";
 import { leafHash, verifyInclusion, verifyMapProof } from "@svc/merkle";
 import { KtVerifyError } from "./errors.js";
+import { checkKemClaim } from "./kem-claim.js";
 import { decodeLeafV2, leafCommitment } from "./leaf-v2.js";
 import type { KtClaim, KtProof, VerifiedKtProof } from "./proof.js";
 import { vrfIndex } from "./vrf-index.js";
@@ -15,8 +16,9 @@ import { malformed } from "./wire.js";
  * 2. absence: the map proof shows `index` absent under `sth.indexRoot`;
  * 3. inclusion, tombstone (KT_MALFORMED without `opening`, or a leaf that is not a v2 leaf): the
  *    leaf carries `index` (KT_BAD_PROOF), is of the claimed kind and commits to `opening`, the
- *    address and the claimed keys (KT_KEY_MISMATCH); it is leaf `leafIndex` of the log and the
- *    map proof maps `index` to its leaf hash (KT_BAD_PROOF).
+ *    address, the claimed keys and the body's `kemKeyHash` if any (KT_KEY_MISMATCH); the claim's
+ *    KEM prekey agrees with that hash (KT_KEM_MISMATCH, KT_KEM_MISSING); it is leaf `leafIndex`
+ *    of the log and the map proof maps `index` to its leaf hash (KT_BAD_PROOF).
  */
 export function verifyFormat3Body(
   address: string,
@@ -36,7 +38,7 @@ export function verifyFormat3Body(
     if (!verifyMapProof(sth.indexRoot, index, null, body.indexProof)) {
       throw badProof("the index proof does not show the address's VRF index absent");
     }
-    return { format: 3, type: "absence", sth, index };
+    return { format: 3, type: "absence", sth, index, kemCommitted: false };
   }
   if (body.opening === undefined) {
     throw malformed("ktProof.body.opening is missing: the log's VRF key asks for format 3");
@@ -49,9 +51,14 @@ export function verifyFormat3Body(
   if (leaf.kind !== expectedKind) {
     throw new KtVerifyError("KT_KEY_MISMATCH", `the proven leaf is a ${leaf.kind} leaf`);
   }
+  const kemKeyHash = body.type === "inclusion" ? body.kemKeyHash : undefined;
   const keys =
     claim.type === "inclusion"
-      ? { identitySigningKey: claim.identitySigningKey, identityDHKey: claim.identityDHKey }
+      ? {
+          identitySigningKey: claim.identitySigningKey,
+          identityDHKey: claim.identityDHKey,
+          kemKeyHash,
+        }
       : undefined;
   if (!equalBytes(leaf.commitment, leafCommitment(body.opening, address, keys))) {
     throw new KtVerifyError(
@@ -61,6 +68,7 @@ export function verifyFormat3Body(
         : "the tombstone does not commit to this address",
     );
   }
+  if (claim.type === "inclusion") checkKemClaim(kemKeyHash, claim.kemPreKey);
   const hash = leafHash(body.leaf);
   if (!verifyInclusion(hash, body.leafIndex, sth.treeSize, body.auditPath, sth.rootHash)) {
     throw badProof(`leaf ${body.leafIndex} is not in the log at size ${sth.treeSize}`);
@@ -68,7 +76,16 @@ export function verifyFormat3Body(
   if (!verifyMapProof(sth.indexRoot, index, hash, body.indexProof)) {
     throw badProof("the index proof does not map the address's VRF index to this leaf");
   }
-  return { format: 3, type: body.type, sth, index, leaf, leafIndex: body.leafIndex };
+  return {
+    format: 3,
+    type: body.type,
+    sth,
+    index,
+    leaf,
+    leafIndex: body.leafIndex,
+    kemCommitted: kemKeyHash !== undefined,
+    ...(kemKeyHash === undefined ? {} : { kemKeyHash }),
+  };
 }
 
 function badProof(message: string): KtVerifyError {

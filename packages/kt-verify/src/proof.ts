@@ -18,13 +18,16 @@ import { fieldBytes, fieldCount, fieldHashes, malformed, requireObject } from ".
 export const VRF_PROOF_SIZE = 80;
 /** Bytes of a leaf commitment's opening. */
 export const OPENING_SIZE = 32;
+/** Bytes of a proof's `kemKeyHash` (SHA-256 of a last-resort KEM public key). */
+export const KEM_KEY_HASH_SIZE = 32;
 
 /**
  * Body of a `ktProof`: what the proof claims about one address under `sth`. Format 2 (a log
  * without a VRF key) has a v1 `leaf` and no `vrfProof`/`opening`; format 3 (protocol.md §9
  * "Private index") has a v2 `leaf`, the address's `vrfProof` (80 bytes) and, for inclusion and
- * tombstone, the `opening` (32 bytes) of the leaf's commitment. Which format applies is the
- * verifier's choice (a pinned VRF key means format 3), never the body's.
+ * tombstone, the `opening` (32 bytes) of the leaf's commitment, and for an identity that has a
+ * last-resort KEM key, its `kemKeyHash` (32 bytes), which the commitment covers. Which format
+ * applies is the verifier's choice (a pinned VRF key means format 3), never the body's.
  */
 export type KtProofBody =
   | {
@@ -37,6 +40,11 @@ export type KtProofBody =
       vrfProof?: Uint8Array;
       /** Format 3: the opening of the leaf's commitment. */
       opening?: Uint8Array;
+      /**
+       * Format 3, inclusion: SHA-256 of the identity's last-resort KEM public key, when the
+       * leaf's commitment covers one.
+       */
+      kemKeyHash?: Uint8Array;
     }
   | {
       type: "absence";
@@ -56,15 +64,33 @@ export interface KtProof {
   checkpoint?: string;
 }
 
-/** What the proof must show: the bundle's own keys, a deleted address, or one never registered. */
+/**
+ * The KEM prekey of a bundle answer, as far as the log is concerned: the last-resort key's
+ * SHA-256, which a leaf that commits a KEM key must commit to, or a one-time key (never logged;
+ * its signature is the ratchet's to check).
+ */
+export type KtKemClaim = { lastResort: true; keyHash: Uint8Array } | { lastResort: false };
+
+/**
+ * What the proof must show: the bundle's own keys, a deleted address, or one never registered.
+ * An inclusion claim without `kemPreKey` is an answer without a KEM prekey: under a leaf that
+ * commits a KEM key (format 3), that is KT_KEM_MISSING.
+ */
 export type KtClaim =
-  | { type: "inclusion"; identitySigningKey: Uint8Array; identityDHKey: Uint8Array }
+  | {
+      type: "inclusion";
+      identitySigningKey: Uint8Array;
+      identityDHKey: Uint8Array;
+      kemPreKey?: KtKemClaim;
+    }
   | { type: "tombstone" }
   | { type: "absence" };
 
 /**
  * A proof that passed {@link verifyKtProofBody}: format 2 (v1 leaf, which names the address and
- * keys) or format 3 (v2 leaf: kind, VRF index, commitment and timestamp only).
+ * keys) or format 3 (v2 leaf: kind, VRF index, commitment and timestamp only). `kemCommitted`:
+ * the proven leaf commits a last-resort KEM key (format 3 inclusion with `kemKeyHash`), so the
+ * address is to be reached with post-quantum session setup only; always false for format 2.
  */
 export type VerifiedKtProof =
   | {
@@ -74,6 +100,7 @@ export type VerifiedKtProof =
       /** The address's latest log leaf (absent for an absence proof). */
       leaf?: KtLeaf;
       leafIndex?: number;
+      kemCommitted: false;
     }
   | {
       format: 3;
@@ -84,6 +111,9 @@ export type VerifiedKtProof =
       /** The address's latest log leaf (absent for an absence proof). */
       leaf?: KtLeafV2;
       leafIndex?: number;
+      kemCommitted: boolean;
+      /** The last-resort KEM key's SHA-256 the leaf commits to, when `kemCommitted`. */
+      kemKeyHash?: Uint8Array;
     };
 
 /**
@@ -104,13 +134,25 @@ function parseProofBody(body: Record<string, unknown>): KtProofBody {
   const where = "ktProof.body";
   const indexProof = parseIndexProof(body.indexProof);
   const vrfProof = optionalBytes(body, "vrfProof", VRF_PROOF_SIZE);
-  if (body.type === "absence") return { type: "absence", indexProof, ...vrfProof };
+  if (body.type === "absence") {
+    if (body.kemKeyHash !== undefined) {
+      throw malformed(`${where}.kemKeyHash belongs to a format-3 inclusion body only`);
+    }
+    return { type: "absence", indexProof, ...vrfProof };
+  }
   if (body.type !== "inclusion" && body.type !== "tombstone") {
     throw malformed('ktProof.body.type must be "inclusion", "tombstone" or "absence"');
   }
   const opening = optionalBytes(body, "opening", OPENING_SIZE);
   if ((vrfProof.vrfProof === undefined) !== (opening.opening === undefined)) {
     throw malformed(`${where}.vrfProof and ${where}.opening come together or not at all`);
+  }
+  const kemKeyHash = optionalBytes(body, "kemKeyHash", KEM_KEY_HASH_SIZE);
+  if (
+    kemKeyHash.kemKeyHash !== undefined &&
+    (body.type !== "inclusion" || opening.opening === undefined)
+  ) {
+    throw malformed(`${where}.kemKeyHash belongs to a format-3 inclusion body only`);
   }
   return {
     type: body.type,
@@ -120,6 +162,7 @@ function parseProofBody(body: Record<string, unknown>): KtProofBody {
     indexProof,
     ...vrfProof,
     ...opening,
+    ...kemKeyHash,
   };
 }
 
@@ -150,6 +193,9 @@ export function ktProofToJson(proof: KtProof): Record<string, unknown> {
   if (body.vrfProof !== undefined) bodyJson.vrfProof = encodeBase64(body.vrfProof);
   if (body.type !== "absence" && body.opening !== undefined) {
     bodyJson.opening = encodeBase64(body.opening);
+  }
+  if (body.type !== "absence" && body.kemKeyHash !== undefined) {
+    bodyJson.kemKeyHash = encodeBase64(body.kemKeyHash);
   }
   const json: Record<string, unknown> = { sth: sthToJson(sth), body: bodyJson };
   if (checkpoint !== undefined) json.checkpoint = checkpoint;
@@ -198,7 +244,9 @@ function parseIndexProof(json: unknown): MapProof {
  * Without `vrfPublicKey`, format 2: a v1 leaf naming the address, map key SHA-256(address).
  * With it, format 3 only (a format-2 body is KT_MALFORMED: no downgrade): the index is computed
  * from `body.vrfProof` under `vrfPublicKey`, and the v2 leaf must carry it and the commitment
- * of `body.opening`, the address and the claimed keys (see {@link verifyFormat3Body}).
+ * of `body.opening`, the address, the claimed keys and `body.kemKeyHash`, which the claim's KEM
+ * prekey must then agree with (see {@link verifyFormat3Body}). Format 2 commits no KEM keys:
+ * the claim's `kemPreKey` is not checked against it.
  */
 export function verifyKtProofBody(
   address: string,
@@ -223,7 +271,7 @@ export function verifyKtProofBody(
     if (!verifyMapProof(sth.indexRoot, key, null, body.indexProof)) {
       throw badProof("the index proof does not show the address absent");
     }
-    return { format: 2, type: "absence", sth };
+    return { format: 2, type: "absence", sth, kemCommitted: false };
   }
   const leaf = decodeLeaf(body.leaf);
   checkLeafMatchesClaim(normalized, leaf, claim);
@@ -234,7 +282,7 @@ export function verifyKtProofBody(
   if (!verifyMapProof(sth.indexRoot, key, hash, body.indexProof)) {
     throw badProof("the index proof does not map the address to this leaf");
   }
-  return { format: 2, type: body.type, sth, leaf, leafIndex: body.leafIndex };
+  return { format: 2, type: body.type, sth, leaf, leafIndex: body.leafIndex, kemCommitted: false };
 }
 
 function checkLeafMatchesClaim(address: string, leaf: KtLeaf, claim: KtClaim): void {

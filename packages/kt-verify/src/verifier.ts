@@ -1,3 +1,4 @@
+import { sha256 } from "@noble/hashes/sha2.js";
 import { decodeBase64, equalBytes, SerialQueue } from "@svc/canonical";
 import { verifyConsistency } from "@svc/merkle";
 import { optionalKey } from "./arguments.js";
@@ -5,6 +6,7 @@ import { KtVerifyError } from "./errors.js";
 import { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
 import {
   type KtClaim,
+  type KtKemClaim,
   type KtProof,
   parseKtProof,
   type VerifiedKtProof,
@@ -13,7 +15,7 @@ import {
 import { defaultSthVerifier, type SthSignatureVerifier, verifySthSignature } from "./signature.js";
 import { logIdOf, parseSth, type SignedTreeHead, sthToJson } from "./sth.js";
 import { memoryStore, type TrustedSthStore } from "./store.js";
-import { requireObject } from "./wire.js";
+import { fieldBytes, requireObject } from "./wire.js";
 import { parseWitnessPolicy, type WitnessPolicy } from "./witness-policy.js";
 import { checkpointSize, WitnessQuorum } from "./witness-quorum.js";
 
@@ -104,13 +106,20 @@ export class KtVerifier {
     }
   }
 
-  /** Checks the `ktProof` of a 200 bundle body: the log holds exactly the bundle's identity keys. */
+  /**
+   * Checks the `ktProof` of a 200 bundle body: the log holds exactly the bundle's identity keys,
+   * and (format 3) its `kemPreKey` agrees with the leaf: a last-resort one is the key the leaf
+   * commits to (KT_KEM_MISMATCH), and a leaf that commits one is never answered without a KEM
+   * prekey (KT_KEM_MISSING). The result's `kemCommitted` says whether the leaf commits one.
+   */
   async verifyBundle(address: string, body: unknown): Promise<VerifiedKtProof> {
     const object = requireObject(body, "bundle");
+    const kemPreKey = bundleKemClaim(object.kemPreKey);
     const claim: KtClaim = {
       type: "inclusion",
       identitySigningKey: bundleKey(object.identitySigningKey, "identitySigningKey"),
       identityDHKey: bundleKey(object.identityDHKey, "identityDHKey"),
+      ...(kemPreKey === undefined ? {} : { kemPreKey }),
     };
     return this.verifyProof(address, requireProof(object), claim);
   }
@@ -292,6 +301,17 @@ function bundleKey(value: unknown, name: string): Uint8Array {
     }
   }
   throw new KtVerifyError("KT_MALFORMED", `bundle.${name} must be base64 of 32 bytes`);
+}
+
+/** A bundle's `kemPreKey` member as the log sees it: absent, one-time, or a last-resort key's hash. */
+function bundleKemClaim(value: unknown): KtKemClaim | undefined {
+  if (value === undefined) return undefined;
+  const entry = requireObject(value, "bundle.kemPreKey");
+  if (typeof entry.lastResort !== "boolean") {
+    throw new KtVerifyError("KT_MALFORMED", "bundle.kemPreKey.lastResort must be a boolean");
+  }
+  if (!entry.lastResort) return { lastResort: false };
+  return { lastResort: true, keyHash: sha256(fieldBytes(entry, "publicKey", "bundle.kemPreKey")) };
 }
 
 function isParsed(proof: unknown): proof is KtProof {

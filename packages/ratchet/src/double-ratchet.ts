@@ -1,6 +1,6 @@
 import { concatBytes, equalBytes } from "@svc/canonical";
 import { decrypt, encrypt, NONCE_SIZE } from "./aead.js";
-import { dh, generateDh } from "./dh.js";
+import { type DhKeyPair, dh, generateDh } from "./dh.js";
 import { type DecodedEnvelope, encodeEnvelopePrefix } from "./envelope.js";
 import { RatchetError } from "./errors.js";
 import { kdfCk, kdfRk } from "./kdf.js";
@@ -110,7 +110,8 @@ export function skipMessageKeys(state: SessionState, until: number): SessionStat
 }
 
 /** What DHRatchet reads; the responder's first step starts from its signed prekey and SK. */
-type RatchetInput = Pick<SessionState, "rk" | "ns" | "step"> & { dhs: { privateKey: Uint8Array } };
+type StepInput = Pick<SessionState, "rk" | "ns" | "step">;
+type RatchetInput = StepInput & { dhs: { privateKey: Uint8Array } };
 type RatchetOutput = Pick<SessionState, "rk" | "dhs" | "dhr" | "cks" | "pn" | "ns" | "nr" | "step">;
 
 /** DHRatchet: a new receiving chain for the peer's new ratchet key, and a new sending chain. */
@@ -119,9 +120,24 @@ export function dhRatchet<T extends RatchetInput>(
   theirRatchetKey: Uint8Array,
   random: RandomBytes,
 ): Omit<T, keyof RatchetOutput | "ckr"> & RatchetOutput & { ckr: Uint8Array } {
-  const receiving = kdfRk(state.rk, dh(state.dhs.privateKey, theirRatchetKey));
+  const receiving = dh(state.dhs.privateKey, theirRatchetKey);
   const dhs = generateDh(random);
-  const sending = kdfRk(receiving.rootKey, dh(dhs.privateKey, theirRatchetKey));
+  return ratchetStep(state, theirRatchetKey, dhs, receiving, dh(dhs.privateKey, theirRatchetKey));
+}
+
+/**
+ * DHRatchet from its two DH outputs, DH(old DHs, their key) and DH(new DHs, their key): lets
+ * session setup compute them asynchronously.
+ */
+export function ratchetStep<T extends StepInput>(
+  state: T,
+  theirRatchetKey: Uint8Array,
+  dhs: DhKeyPair,
+  receivingDh: Uint8Array,
+  sendingDh: Uint8Array,
+): Omit<T, keyof RatchetOutput | "ckr"> & RatchetOutput & { ckr: Uint8Array } {
+  const receiving = kdfRk(state.rk, receivingDh);
+  const sending = kdfRk(receiving.rootKey, sendingDh);
   return {
     ...state,
     pn: state.ns,

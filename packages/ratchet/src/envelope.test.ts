@@ -128,7 +128,7 @@ describe("decodeEnvelope refuses", () => {
       bytes[0] = type;
       expect(codeOf(() => decodeEnvelope(bytes))).toBe("RATCHET_MALFORMED_ENVELOPE");
     }
-    for (const kind of [0x00, 0x03, 0x11, 0x81, 0xff]) {
+    for (const kind of [0x00, 0x04, 0x11, 0x81, 0xff]) {
       const bytes = valid.slice();
       bytes[1] = kind;
       expect(codeOf(() => decodeEnvelope(bytes))).toBe("RATCHET_UNSUPPORTED_VERSION");

@@ -1,7 +1,8 @@
 import { ed25519 } from "@noble/curves/ed25519.js";
-import type { IdentityKeys, OneTimePreKey, SignedPreKey } from "@svc/protocol";
+import type { IdentityKeys, KemPreKey, OneTimePreKey, SignedPreKey } from "@svc/protocol";
 import { assertKey, assertKeyId, KEY_SIZE } from "./assert.js";
 import { generateDh } from "./dh.js";
+import { KEM_SEED_SIZE, kemKeyPair } from "./kem.js";
 import { defaultRandom, drawRandom, type RandomBytes } from "./random.js";
 
 /**
@@ -20,6 +21,11 @@ export interface SignedPreKeyPair extends SignedPreKey {
 
 export interface OneTimePreKeyPair extends OneTimePreKey {
   privateKey: Uint8Array;
+}
+
+export interface KemPreKeyPair extends KemPreKey {
+  /** The 64-byte ML-KEM keygen seed d || z; the decapsulation key is derived from it. */
+  seed: Uint8Array;
 }
 
 export interface RandomOption {
@@ -58,4 +64,18 @@ export function createOneTimePreKey(
   assertKeyId("keyId", keyId);
   const { privateKey, publicKey } = generateDh(random);
   return { keyId, publicKey, privateKey };
+}
+
+/** A new ML-KEM-1024 prekey signed by the identity (its 1568 raw key bytes), for PQXDH. */
+export function createKemPreKey(
+  identity: Identity,
+  keyId: number,
+  { random = defaultRandom }: RandomOption = {},
+): KemPreKeyPair {
+  assertKey("identity.signingPrivateKey", identity?.signingPrivateKey);
+  assertKeyId("keyId", keyId);
+  const seed = drawRandom(random, KEM_SEED_SIZE);
+  const { publicKey } = kemKeyPair(seed);
+  const signature = ed25519.sign(publicKey, identity.signingPrivateKey);
+  return { keyId, publicKey, signature, seed };
 }

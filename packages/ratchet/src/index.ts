@@ -1,10 +1,12 @@
-export { MESSAGE_KIND, PREKEY_MESSAGE_KIND } from "./envelope.js";
+export { MESSAGE_KIND, PQXDH_PREKEY_MESSAGE_KIND, PREKEY_MESSAGE_KIND } from "./envelope.js";
 export { RatchetError, type RatchetErrorCode } from "./errors.js";
 export {
   createIdentity,
+  createKemPreKey,
   createOneTimePreKey,
   createSignedPreKey,
   type Identity,
+  type KemPreKeyPair,
   type OneTimePreKeyPair,
   type RandomOption,
   type SignedPreKeyPair,

@@ -7,6 +7,8 @@ const utf8 = new TextEncoder();
 
 /** HKDF info of the X3DH shared secret SK. */
 export const X3DH_INFO = utf8.encode("svc-ratchet-v1 X3DH");
+/** HKDF info of the PQXDH shared secret SK: PQXDH §2.2's "KDF info" names curve, hash and KEM. */
+export const PQXDH_INFO = utf8.encode("svc-ratchet-v1 PQXDH X25519 SHA-256 ML-KEM-1024");
 /** HKDF info of KDF_RK. */
 export const ROOT_INFO = utf8.encode("svc-ratchet-v1 root");
 
@@ -19,6 +21,23 @@ const CHAIN_KEY_CONSTANT = Uint8Array.of(0x02);
 /** X3DH KDF: SK = HKDF-SHA256(salt = 32 zero bytes, IKM = F || DH1 || ... || DHn, X3DH_INFO). */
 export function kdfX3dh(dhOutputs: readonly Uint8Array[]): Uint8Array {
   return hkdf(sha256, concatBytes(X3DH_F, ...dhOutputs), ZERO_SALT, X3DH_INFO, 32);
+}
+
+/**
+ * PQXDH KDF (PQXDH §2.2): SK = HKDF-SHA256(salt = 32 zero bytes, IKM = F || DH1 || ... || DHn ||
+ * SS, PQXDH_INFO), SS being the ML-KEM shared secret.
+ */
+export function kdfPqxdh(
+  dhOutputs: readonly Uint8Array[],
+  kemSharedSecret: Uint8Array,
+): Uint8Array {
+  return hkdf(
+    sha256,
+    concatBytes(X3DH_F, ...dhOutputs, kemSharedSecret),
+    ZERO_SALT,
+    PQXDH_INFO,
+    32,
+  );
 }
 
 /** KDF_RK(rk, dh_out): HKDF-SHA256 with the root key as salt, split into a root and a chain key. */

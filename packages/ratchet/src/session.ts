@@ -1,17 +1,29 @@
 import { assertBytes } from "@svc/canonical";
 import type { IdentityKeys, PreKeyBundleKeys } from "@svc/protocol";
 import { assertKey, assertObject } from "./assert.js";
-import { dh, generateDh } from "./dh.js";
-import { dhRatchet, ratchetDecrypt, ratchetEncrypt } from "./double-ratchet.js";
-import { decodeEnvelope, encodePreKeyFields } from "./envelope.js";
+import { ratchetDecrypt, ratchetEncrypt, ratchetStep } from "./double-ratchet.js";
+import {
+  decodeEnvelope,
+  encodePreKeyFields,
+  isPostQuantum,
+  type KemPreKeyFields,
+} from "./envelope.js";
 import { RatchetError } from "./errors.js";
 import type { Identity } from "./identity.js";
-import { kdfRk } from "./kdf.js";
+import { kdfPqxdh, kdfRk, kdfX3dh } from "./kdf.js";
+import { KEM_SEED_SIZE, kemDecapsulate, kemEncapsulate } from "./kem.js";
+import { dhAllAsync, dhAsync, generateDhAsync } from "./platform.js";
 import type { PreKeyStore } from "./prekey-store.js";
 import { defaultRandom, type RandomBytes } from "./random.js";
 import type { SessionState } from "./state.js";
 import { deserializeState, serializeState } from "./state-codec.js";
-import { assertIdentity, verifyBundle, x3dhInitiate, x3dhRespond } from "./x3dh.js";
+import {
+  assertIdentity,
+  associatedData,
+  initiatorDhInputs,
+  responderDhInputs,
+  verifyBundleAsync,
+} from "./x3dh.js";
 
 export interface SessionOptions {
   /** Source of the ratchet key pairs; defaults to globalThis.crypto.getRandomValues. */
@@ -48,6 +60,11 @@ export class Session {
     };
   }
 
+  /** Whether the session was set up with PQXDH (an ML-KEM shared secret in SK), not X3DH alone. */
+  get postQuantum(): boolean {
+    return isPostQuantum(this.#state.preKeyFields);
+  }
+
   /** The next message as a 0x02 envelope. */
   encrypt(plaintext: Uint8Array): Uint8Array {
     assertBytes("plaintext", plaintext);
@@ -74,9 +91,10 @@ export class Session {
 }
 
 /**
- * X3DH with a served bundle (its signed prekey signature checked first), then the first message.
- * Until the peer answers, every envelope of the session carries the X3DH fields (prekey form), so
- * the peer can start the session from whichever arrives first.
+ * PQXDH when the bundle carries a KEM prekey, X3DH otherwise, with a served bundle (its prekey
+ * signatures checked first), then the first message. Until the peer answers, every envelope of
+ * the session carries the key agreement's fields (prekey form), so the peer can start the session
+ * from whichever arrives first.
  */
 export async function initiateSession(
   identity: Identity,
@@ -85,25 +103,35 @@ export async function initiateSession(
   options: SessionOptions = {},
 ): Promise<{ session: Session; envelope: Uint8Array }> {
   assertIdentity("identity", identity);
-  verifyBundle(bundle);
+  await verifyBundleAsync(bundle);
   assertBytes("plaintext", plaintext);
   const random = options.random ?? defaultRandom;
-  const ephemeral = generateDh(random);
-  const { sharedKey, associatedData } = x3dhInitiate(identity, bundle, ephemeral);
+  const ephemeral = await generateDhAsync(random);
+  const kem = bundle.kemPreKey && kemEncapsulate(bundle.kemPreKey.publicKey, random);
+  const dhOutputs = await dhAllAsync(initiatorDhInputs(identity, bundle, ephemeral));
+  const sharedKey = kem ? kdfPqxdh(dhOutputs, kem.sharedSecret) : kdfX3dh(dhOutputs);
   const preKeyFields = encodePreKeyFields({
     identitySigningKey: identity.identitySigningKey,
     identityDHKey: identity.identityDHKey,
     baseKey: ephemeral.publicKey,
     signedPreKeyId: bundle.signedPreKey.keyId,
     oneTimePreKeyId: bundle.oneTimePreKey?.keyId ?? null,
+    ...(bundle.kemPreKey &&
+      kem && {
+        kemPreKey: {
+          keyId: bundle.kemPreKey.keyId,
+          lastResort: bundle.kemPreKey.lastResort,
+          ciphertext: kem.ciphertext,
+        },
+      }),
   });
-  const dhs = generateDh(random);
+  const dhs = await generateDhAsync(random);
   const dhr = bundle.signedPreKey.publicKey;
-  const { rootKey, chainKey } = kdfRk(sharedKey, dh(dhs.privateKey, dhr));
+  const { rootKey, chainKey } = kdfRk(sharedKey, await dhAsync(dhs.privateKey, dhr));
   const session = new Session(
     {
       role: "initiator",
-      ad: associatedData,
+      ad: associatedData(identity, bundle),
       preKeyFields,
       rk: rootKey,
       dhs,
@@ -122,10 +150,11 @@ export async function initiateSession(
 }
 
 /**
- * Starts the responder's session from a prekey envelope. The one-time prekey it names is deleted
- * from the store once the message has decrypted, before the plaintext is returned; a later
- * envelope naming it is RATCHET_UNKNOWN_PREKEY. Later envelopes of the same session, prekey form
- * or not, go to `session.decrypt`: with a session for the sender already, try that first, and
+ * Starts the responder's session from a prekey envelope (X3DH, or PQXDH: kind 0x03). The one-time
+ * prekeys it names, EC and KEM, are deleted from the store once the message has decrypted,
+ * before the plaintext is returned; a later envelope naming one is RATCHET_UNKNOWN_PREKEY. A
+ * last-resort KEM prekey stays. Later envelopes of the same session, prekey form or not, go to
+ * `session.decrypt`: with a session for the sender already, try that first, and
  * RATCHET_SESSION_MISMATCH there means the sender started a new one. Whether `senderIdentity` is
  * who it claims to be (key transparency, a safety number) is the caller's to check.
  */
@@ -134,7 +163,12 @@ export async function respondToFirstMessage(
   store: PreKeyStore,
   envelope: Uint8Array,
   options: SessionOptions = {},
-): Promise<{ session: Session; plaintext: Uint8Array; senderIdentity: IdentityKeys }> {
+): Promise<{
+  session: Session;
+  plaintext: Uint8Array;
+  senderIdentity: IdentityKeys;
+  postQuantum: boolean;
+}> {
   assertIdentity("identity", identity);
   assertObject("store", store);
   assertBytes("envelope", envelope);
@@ -151,28 +185,31 @@ export async function respondToFirstMessage(
   const oneTimePreKey = oneTimeId === null ? undefined : await store.oneTimePreKey(oneTimeId);
   if (oneTimeId !== null && !oneTimePreKey) throw unknownPreKey("one-time", oneTimeId);
   if (oneTimePreKey) assertKey("store.oneTimePreKey()", oneTimePreKey);
+  const kemSharedSecret = preKey.kemPreKey && (await decapsulate(store, preKey.kemPreKey));
 
   const senderIdentity = {
     identitySigningKey: preKey.identitySigningKey,
     identityDHKey: preKey.identityDHKey,
   };
-  const { sharedKey, associatedData } = x3dhRespond(
-    identity,
-    signedPreKey,
-    oneTimePreKey,
-    senderIdentity,
-    preKey.baseKey,
+  const dhOutputs = await dhAllAsync(
+    responderDhInputs(identity, signedPreKey, oneTimePreKey, senderIdentity, preKey.baseKey),
   );
+  const sharedKey = kemSharedSecret ? kdfPqxdh(dhOutputs, kemSharedSecret) : kdfX3dh(dhOutputs);
   // The responder's first DH-ratchet step, from the signed prekey the initiator ratcheted with.
-  const ratcheted = dhRatchet(
-    { rk: sharedKey, dhs: { privateKey: signedPreKey }, ns: 0, step: 0 },
-    decoded.header.dh,
-    random,
+  const theirs = decoded.header.dh;
+  const receivingDh = await dhAsync(signedPreKey, theirs);
+  const dhs = await generateDhAsync(random);
+  const ratcheted = ratchetStep(
+    { rk: sharedKey, ns: 0, step: 0 },
+    theirs,
+    dhs,
+    receivingDh,
+    await dhAsync(dhs.privateKey, theirs),
   );
   const start: SessionState = {
     ...ratcheted,
     role: "responder",
-    ad: associatedData,
+    ad: associatedData(senderIdentity, identity),
     preKeyFields: preKeyBytes,
     mkSkipped: [],
   };
@@ -180,7 +217,30 @@ export async function respondToFirstMessage(
   if (oneTimeId !== null && !(await store.removeOneTimePreKey(oneTimeId))) {
     throw unknownPreKey("one-time", oneTimeId);
   }
-  return { session: new Session(state, { random }), plaintext, senderIdentity };
+  const kem = preKey.kemPreKey;
+  if (kem && !kem.lastResort && !(await store.removeKemPreKey?.(kem.keyId))) {
+    throw unknownPreKey("one-time KEM", kem.keyId);
+  }
+  const session = new Session(state, { random });
+  return { session, plaintext, senderIdentity, postQuantum: session.postQuantum };
+}
+
+/** SS of PQXDH: decapsulation with the KEM prekey the first message names. */
+async function decapsulate(store: PreKeyStore, kem: KemPreKeyFields): Promise<Uint8Array> {
+  if (!store.kemPreKey || (!kem.lastResort && !store.removeKemPreKey)) {
+    throw new RatchetError(
+      "RATCHET_UNKNOWN_PREKEY",
+      "a PQXDH first message, and the prekey store keeps no KEM prekeys (kemPreKey, removeKemPreKey)",
+    );
+  }
+  const seed = await store.kemPreKey(kem.keyId, kem.lastResort);
+  const kind = kem.lastResort ? "last-resort KEM" : "one-time KEM";
+  if (!seed) throw unknownPreKey(kind, kem.keyId);
+  assertBytes("store.kemPreKey()", seed);
+  if (seed.length !== KEM_SEED_SIZE) {
+    throw new RangeError(`store.kemPreKey() must be ${KEM_SEED_SIZE} bytes, got ${seed.length}`);
+  }
+  return kemDecapsulate(seed, kem.ciphertext);
 }
 
 function unknownPreKey(kind: string, keyId: number): RatchetError {

@@ -1,23 +1,30 @@
 import { KEY_SIZE } from "./assert.js";
 import { ByteReader, ByteWriter } from "./bytes.js";
-import { decodePreKeyFields, PREKEY_FIELDS_SIZE } from "./envelope.js";
+import {
+  decodePreKeyFields,
+  isPostQuantum,
+  PQXDH_PREKEY_FIELDS_SIZE,
+  PREKEY_FIELDS_SIZE,
+} from "./envelope.js";
 import { RatchetError } from "./errors.js";
 import { MAX_SKIPPED_AGE, MAX_SKIPPED_KEYS, type SessionState } from "./state.js";
 import { ASSOCIATED_DATA_SIZE } from "./x3dh.js";
 
 /** "svcR": keeps other byte strings from being read as a session by accident. */
 const MAGIC = Uint8Array.of(0x73, 0x76, 0x63, 0x52);
+/** Version 1 keeps X3DH fields; version 2, the same layout with PQXDH fields in their place. */
 export const STATE_VERSION = 1;
+export const PQXDH_STATE_VERSION = 2;
 
-const FIXED_SIZE =
-  MAGIC.length + 2 + ASSOCIATED_DATA_SIZE + PREKEY_FIELDS_SIZE + 6 * KEY_SIZE + 1 + 4 * 4 + 4;
+const FIXED_SIZE = MAGIC.length + 2 + ASSOCIATED_DATA_SIZE + 6 * KEY_SIZE + 1 + 4 * 4 + 4;
 const SKIPPED_SIZE = KEY_SIZE + 4 + 4 + KEY_SIZE;
 
 /** Layout in docs/protocol.md §11 ("Session state"). */
 export function serializeState(state: SessionState): Uint8Array {
-  const writer = new ByteWriter(FIXED_SIZE + state.mkSkipped.length * SKIPPED_SIZE)
+  const size = FIXED_SIZE + state.preKeyFields.length + state.mkSkipped.length * SKIPPED_SIZE;
+  const writer = new ByteWriter(size)
     .raw(MAGIC)
-    .u8(STATE_VERSION)
+    .u8(isPostQuantum(state.preKeyFields) ? PQXDH_STATE_VERSION : STATE_VERSION)
     .u8(state.role === "initiator" ? 0 : 1)
     .raw(state.ad)
     .raw(state.preKeyFields)
@@ -43,11 +50,12 @@ export function deserializeState(bytes: Uint8Array): SessionState {
   const magic = reader.raw(MAGIC.length);
   if (!magic.every((byte, i) => byte === MAGIC[i])) throw malformed("not a ratchet session");
   const version = reader.u8();
-  if (version !== STATE_VERSION) throw malformed(`unknown version ${version}`);
+  const preKeySize = PREKEY_FIELDS_BY_VERSION.get(version);
+  if (preKeySize === undefined) throw malformed(`unknown version ${version}`);
   const role = reader.u8();
   if (role > 1) throw malformed("role is neither 0 nor 1");
   const ad = reader.raw(ASSOCIATED_DATA_SIZE);
-  const preKeyFields = reader.raw(PREKEY_FIELDS_SIZE);
+  const preKeyFields = reader.raw(preKeySize);
   decodePreKeyFields(preKeyFields, malformed);
   const rk = reader.raw(KEY_SIZE);
   const dhs = { privateKey: reader.raw(KEY_SIZE), publicKey: reader.raw(KEY_SIZE) };
@@ -91,6 +99,11 @@ export function deserializeState(bytes: Uint8Array): SessionState {
     mkSkipped,
   };
 }
+
+const PREKEY_FIELDS_BY_VERSION = new Map([
+  [STATE_VERSION, PREKEY_FIELDS_SIZE],
+  [PQXDH_STATE_VERSION, PQXDH_PREKEY_FIELDS_SIZE],
+]);
 
 function malformed(reason: string): RatchetError {
   return new RatchetError("RATCHET_MALFORMED_STATE", `malformed session state: ${reason}`);

@@ -31,7 +31,7 @@ export interface SessionState {
   /** X3DH AD (128 bytes), bound into every message. */
   ad: Uint8Array;
   /**
-   * Encoded X3DH fields of the initiator's first messages. The initiator sends them with every
+   * Encoded X3DH (or PQXDH) fields of the initiator's first messages. The initiator sends them with every
    * message until it has received one; the responder accepts only prekey envelopes carrying these.
    */
   preKeyFields: Uint8Array;

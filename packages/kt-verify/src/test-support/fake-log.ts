@@ -24,6 +24,8 @@ export type KtChangeV2 =
       address: string;
       identitySigningKey: Uint8Array;
       identityDHKey: Uint8Array;
+      /** SHA-256 of the identity's last-resort KEM key, when the leaf commits one. */
+      kemKeyHash?: Uint8Array;
       timestampMs: number;
     }
   | { kind: "tombstone"; address: string; timestampMs: number };
@@ -48,8 +50,11 @@ export class FakeLog {
   readonly vrfSecretKey: Uint8Array;
   readonly vrfPublicKey: Uint8Array;
   readonly #latest = new Map<string, number>();
-  /** Latest v2 leaf of each address: its leaf index and opening. */
-  readonly #latestV2 = new Map<string, { leafIndex: number; opening: Uint8Array }>();
+  /** Latest v2 leaf of each address: its leaf index, opening and committed KEM key hash. */
+  readonly #latestV2 = new Map<
+    string,
+    { leafIndex: number; opening: Uint8Array; kemKeyHash?: Uint8Array | undefined }
+  >();
   #openings = 0;
   readonly #seed: Uint8Array;
   now: () => number;
@@ -106,7 +111,11 @@ export class FakeLog {
   appendV2(change: KtChangeV2, opening: Uint8Array = this.#nextOpening()): number {
     const keys =
       change.kind === "identity"
-        ? { identitySigningKey: change.identitySigningKey, identityDHKey: change.identityDHKey }
+        ? {
+            identitySigningKey: change.identitySigningKey,
+            identityDHKey: change.identityDHKey,
+            kemKeyHash: change.kemKeyHash,
+          }
         : undefined;
     const bytes = encodeLeafV2({
       kind: change.kind,
@@ -117,7 +126,7 @@ export class FakeLog {
     const leafIndex = this.tree.append(bytes);
     this.leaves.push(bytes);
     this.map3.set(this.vrfIndexOf(change.address), leafHash(bytes));
-    this.#latestV2.set(change.address, { leafIndex, opening });
+    this.#latestV2.set(change.address, { leafIndex, opening, kemKeyHash: keys?.kemKeyHash });
     this.sths.push(this.sign(this.size, this.tree.root(), this.indexRoot()));
     return leafIndex;
   }
@@ -197,6 +206,7 @@ export class FakeLog {
         indexProof,
         vrfProof,
         opening: encodeBase64(latest.opening),
+        ...(latest.kemKeyHash ? { kemKeyHash: encodeBase64(latest.kemKeyHash) } : {}),
       },
     };
   }
