@@ -67,7 +67,7 @@ describe("svc session and post-quantum sessions", () => {
       stdout: ['{"address":"alice:1","postQuantum":true}'],
       stderr: [],
     });
-    expect((await as("bob", "session", "ALICE:1")).stdout).toEqual([
+    expect((await as("bob", "session", "alice:1")).stdout).toEqual([
       "alice:1: post-quantum session (PQXDH: X25519 and ML-KEM-1024)",
     ]);
     expect(await as("nobody", "session", "bob:1")).toMatchObject({

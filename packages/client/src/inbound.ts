@@ -2,6 +2,7 @@ import { decodeBase64, encodeBase64, isValidAddress, normalizeAddress } from "@s
 import { type IdentityKeys, msgIdOf, RATCHET_ENVELOPE_TYPE } from "@svc/protocol";
 import {
   type Identity,
+  PQXDH_PREKEY_MESSAGE_KIND,
   PREKEY_MESSAGE_KIND,
   RatchetError,
   respondToFirstMessage,
@@ -43,9 +44,6 @@ export interface InboundContext {
   /** `address`'s bundle fetched now (KT-verified), whatever is cached: uses up a one-time prekey. */
   directoryBundle(address: string): Promise<StoredBundle>;
 }
-
-/** The envelope kind of a PQXDH first message (docs/protocol.md §11). */
-const PQXDH_PREKEY_MESSAGE_KIND = 0x03;
 
 /** Offsets of the sender's identity keys in a prekey envelope, X3DH or PQXDH (docs/protocol.md §11). */
 const SENDER_KEYS = { signing: 2, dh: 34, end: 66 } as const;
