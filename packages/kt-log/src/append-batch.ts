@@ -22,9 +22,13 @@ import {
 import type { SthSigner } from "./signer.js";
 import type { AddressIndex } from "./vrf-indexes.js";
 
-/** An identity change to log: a leaf without its timestamp (the log stamps it). */
+/**
+ * An identity change to log: a leaf without its timestamp (the log stamps it). An identity with
+ * a last-resort KEM key adds its SHA-256, which the leaf's commitment covers: setting or
+ * replacing that key is a change of its own.
+ */
 export type KtChange =
-  | Omit<Extract<KtLeaf, { kind: "identity" }>, "timestampMs">
+  | (Omit<Extract<KtLeaf, { kind: "identity" }>, "timestampMs"> & { kemKeyHash?: Uint8Array })
   | Omit<Extract<KtLeaf, { kind: "tombstone" }>, "timestampMs">;
 
 /** A change with its address's VRF index, as the batch appends it. */
@@ -126,7 +130,8 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
     });
     const hash = leafHash(leaf);
     const leafIndex = range.size;
-    rows.leaves.push({ leafIndex, address: change.address, leaf, opening });
+    const kemKeyHash = change.kind === "identity" ? (change.kemKeyHash ?? null) : null;
+    rows.leaves.push({ leafIndex, address: change.address, leaf, opening, kemKeyHash });
     rows.vrf.push({ address: change.address, ...change.vrf });
     rows.subtrees.push(...range.append(hash));
     const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);

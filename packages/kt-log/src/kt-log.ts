@@ -599,6 +599,7 @@ function proofFrom(
       indexProof,
       vrfProof: vrf.proof,
       opening: leaf.opening,
+      ...(leaf.kemKeyHash && !tombstone ? { kemKeyHash: leaf.kemKeyHash } : {}),
     } as KtProofBody,
   };
 }

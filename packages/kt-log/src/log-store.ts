@@ -192,6 +192,8 @@ export interface StoredLeaf {
   leaf: Uint8Array;
   /** A v2 leaf's commitment opening; null for a v1 leaf. */
   opening?: Uint8Array | null;
+  /** The last-resort KEM key hash a v2 identity leaf's commitment covers; null when none. */
+  kemKeyHash?: Uint8Array | null;
 }
 
 /** The latest leaf of `address` below `treeSize`, if any. */
@@ -201,7 +203,12 @@ export async function readLatestLeaf(
   treeSize: number,
 ): Promise<StoredLeaf | undefined> {
   const [row] = await db
-    .select({ leafIndex: ktLeaves.leafIndex, leaf: ktLeaves.leaf, opening: ktLeaves.opening })
+    .select({
+      leafIndex: ktLeaves.leafIndex,
+      leaf: ktLeaves.leaf,
+      opening: ktLeaves.opening,
+      kemKeyHash: ktLeaves.kemKeyHash,
+    })
     .from(ktLeaves)
     .where(and(eq(ktLeaves.address, address), lt(ktLeaves.leafIndex, treeSize)))
     .orderBy(desc(ktLeaves.leafIndex))
@@ -211,6 +218,7 @@ export async function readLatestLeaf(
       leafIndex: row.leafIndex,
       leaf: plainBytes(row.leaf),
       opening: row.opening && plainBytes(row.opening),
+      kemKeyHash: row.kemKeyHash && plainBytes(row.kemKeyHash),
     }
   );
 }
@@ -226,7 +234,9 @@ export async function readLeaves(db: Database, start: number, end: number): Prom
 }
 
 export interface AppendRows {
-  leaves: Array<StoredLeaf & { address: string; opening: Uint8Array }>;
+  leaves: Array<
+    StoredLeaf & { address: string; opening: Uint8Array; kemKeyHash: Uint8Array | null }
+  >;
   /** VRF indexes of the batch's addresses; those already stored are left as they are. */
   vrf: Array<{ address: string; index: Uint8Array; proof: Uint8Array }>;
   subtrees: SubtreeNode[];
@@ -256,12 +266,13 @@ export async function writeAppendRows(
       where tree_size = ${base.treeSize}::bigint and timestamp_ms = ${base.timestampMs}::bigint
         and not exists (select 1 from kt_sths where tree_size > ${base.treeSize}::bigint)
     ), leaves as (
-      insert into kt_leaves (leaf_index, address, leaf, opening)
-      select i, a, decode(l, 'hex'), decode(o, 'hex')
+      insert into kt_leaves (leaf_index, address, leaf, opening, kem_key_hash)
+      select i, a, decode(l, 'hex'), decode(o, 'hex'), decode(nullif(k, ''), 'hex')
       from unnest(${sql.param(leaves.map((l) => l.leafIndex))}::bigint[],
         ${sql.param(leaves.map((l) => l.address))}::text[],
         ${hex(leaves.map((l) => l.leaf))}::text[],
-        ${hex(leaves.map((l) => l.opening))}::text[]) as t(i, a, l, o)
+        ${hex(leaves.map((l) => l.opening))}::text[],
+        ${optionalHex(leaves.map((l) => l.kemKeyHash))}::text[]) as t(i, a, l, o, k)
       where exists (select 1 from base)
     ), vrf as (
       insert into kt_vrf (address, vrf_index, proof)
@@ -349,18 +360,19 @@ export interface ProofState {
 const PROOF_STATE = `
   with sth as (${LATEST_STH})
   select 'sth' as kind, null::int as i, tree_size as n, timestamp_ms as m, root_hash as a,
-    index_root as b, signature as c, null::bytea as d
+    index_root as b, signature as c, null::bytea as d, null::bytea as e
   from sth
   union all
-  select 'leaf', q.i, latest.leaf_index, null, latest.leaf, null, null, latest.opening
+  select 'leaf', q.i, latest.leaf_index, null, latest.leaf, null, null, latest.opening,
+    latest.kem_key_hash
   from unnest(${PARAM}::text[]) with ordinality as q(address, i)
   cross join lateral (
-    select leaf_index, leaf, opening from kt_leaves
+    select leaf_index, leaf, opening, kem_key_hash from kt_leaves
     where address = q.address and leaf_index < (select tree_size from sth)
     order by leaf_index desc limit 1
   ) latest
   union all
-  select 'map', null, depth, null, prefix, hash, leaf_key, leaf_value
+  select 'map', null, depth, null, prefix, hash, leaf_key, leaf_value, null
   from (${mapRowsAt(PARAM, PARAM)}) map_rows`;
 
 interface ProofStateRow {
@@ -372,6 +384,7 @@ interface ProofStateRow {
   b: Uint8Array | null;
   c: Uint8Array | null;
   d: Uint8Array | null;
+  e: Uint8Array | null;
 }
 
 /**
@@ -410,6 +423,7 @@ export async function readProofState(
         leafIndex: Number(row.n),
         leaf: plainBytes(row.a),
         opening: row.d && plainBytes(row.d),
+        kemKeyHash: row.e && plainBytes(row.e),
       });
     } else {
       const prefix = plainBytes(row.a);

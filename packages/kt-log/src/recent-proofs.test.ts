@@ -17,13 +17,14 @@ const absence = (n: number) => ({ type: "absence", indexProof: { n } }) as unkno
 function leafBody(
   type: "inclusion" | "tombstone",
   address: string,
-  identity?: ReturnType<typeof keys>,
+  identity?: ReturnType<typeof keys> & { kemKeyHash?: Uint8Array },
 ): KtProofBody {
   const opening = key(9);
   const commitment = leafCommitment(opening, address, identity);
   const kind = type === "inclusion" ? "identity" : "tombstone";
   const leaf = encodeLeafV2({ kind, index: key(3), commitment, timestampMs: 5 });
-  return { type, leaf, opening } as unknown as KtProofBody;
+  const kemKeyHash = identity?.kemKeyHash;
+  return { type, leaf, opening, ...(kemKeyHash ? { kemKeyHash } : {}) } as unknown as KtProofBody;
 }
 
 describe("proofShows", () => {
@@ -36,6 +37,20 @@ describe("proofShows", () => {
     expect(proofShows(alice, "alice", { ...keys(1), identityDHKey: key(7) })).toBe(false);
     expect(proofShows(alice, "alicf", keys(1))).toBe(false);
     expect(proofShows(alice, "alice", undefined)).toBe(false);
+  });
+
+  it("matches a leaf that commits a KEM key hash only to exactly that hash", () => {
+    const withKem = { ...keys(1), kemKeyHash: key(20) };
+    const dave = proof(leafBody("inclusion", "dave", withKem));
+    expect(proofShows(dave, "dave", withKem)).toBe(true);
+    expect(proofShows(dave, "dave", { ...keys(1), kemKeyHash: key(21) })).toBe(false);
+    expect(proofShows(dave, "dave", keys(1))).toBe(false);
+    // A body claiming a hash its leaf does not commit to shows nothing.
+    const classic = leafBody("inclusion", "dave", keys(1));
+    expect(
+      proofShows(proof({ ...classic, kemKeyHash: key(20) } as KtProofBody), "dave", withKem),
+    ).toBe(false);
+    expect(proofShows(proof(classic), "dave", withKem)).toBe(false);
   });
 
   it("shows a tombstone or absence as not registered", () => {
@@ -89,6 +104,20 @@ describe("RecentProofs", () => {
     expect(recent.showing("alice", keys(1), 300)).toEqual(proof);
     expect(recent.showing("alice", { ...keys(1), identityDHKey: key(9) }, 300)).toBeUndefined();
     expect(recent.showing("alice", keys(1), 300)).toEqual(proof);
+  });
+
+  it("does not take a KEM key hash for the keys it showed without one, or the other way", () => {
+    const recent = new RecentProofs(10, 1000);
+    const withKem = { ...keys(1), kemKeyHash: key(20) };
+    const proof = { sth: sth(5), body: leafBody("inclusion", "dave", withKem) };
+    recent.remember("dave", proof, 100);
+    expect(recent.showing("dave", withKem, 200)).toEqual(proof);
+    expect(recent.showing("dave", keys(1), 300)).toBeUndefined();
+    expect(recent.showing("dave", { ...keys(1), kemKeyHash: key(21) }, 300)).toBeUndefined();
+    const classic = { sth: sth(5), body: leafBody("inclusion", "erin", keys(1)) };
+    recent.remember("erin", classic, 100);
+    expect(recent.showing("erin", keys(1), 200)).toEqual(classic);
+    expect(recent.showing("erin", withKem, 300)).toBeUndefined();
   });
 
   it("says a kept proof is aging past three quarters of the lag once the log grew", () => {

@@ -100,14 +100,15 @@ export class RecentProofs {
       identity !== undefined &&
       shown !== undefined &&
       equalBytes(shown.identitySigningKey, identity.identitySigningKey) &&
-      equalBytes(shown.identityDHKey, identity.identityDHKey)
+      equalBytes(shown.identityDHKey, identity.identityDHKey) &&
+      sameKemKeyHash(shown.kemKeyHash, identity.kemKeyHash)
     ) {
       return true;
     }
     if (!proofShows(entry.proof, address, identity)) return false;
     if (identity !== undefined) {
-      const { identitySigningKey, identityDHKey } = identity;
-      entry.shown = { identitySigningKey, identityDHKey };
+      const { identitySigningKey, identityDHKey, kemKeyHash } = identity;
+      entry.shown = { identitySigningKey, identityDHKey, kemKeyHash };
     }
     return true;
   }
@@ -115,7 +116,8 @@ export class RecentProofs {
 
 /**
  * Whether `proof` shows `address` as `identity` says: an identity leaf committing to exactly
- * these keys, or (undefined) a tombstone or absence.
+ * these keys and last-resort KEM key hash (or none, when `identity` has none), or (undefined) a
+ * tombstone or absence.
  */
 export function proofShows(
   proof: KtProof,
@@ -125,8 +127,13 @@ export function proofShows(
   const { body } = proof;
   if (identity === undefined) return body.type !== "inclusion";
   if (body.type !== "inclusion" || body.opening === undefined) return false;
+  if (!sameKemKeyHash(body.kemKeyHash, identity.kemKeyHash)) return false;
   const { commitment } = decodeLeafV2(body.leaf);
   return equalBytes(commitment, leafCommitment(body.opening, address, identity));
+}
+
+function sameKemKeyHash(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  return a === undefined || b === undefined ? a === b : equalBytes(a, b);
 }
 
 function isNewer(sth: SignedTreeHead, than: SignedTreeHead): boolean {

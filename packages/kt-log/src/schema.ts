@@ -30,6 +30,11 @@ export const ktLeaves = pgTable(
     leaf: bytea("leaf").notNull(),
     /** The commitment's opening of a v2 leaf (shown only in proofs for its address). */
     opening: bytea("opening"),
+    /**
+     * SHA-256 of the identity's last-resort KEM public key, when its v2 leaf's commitment covers
+     * one (shown in proofs for its address, beside the opening).
+     */
+    kemKeyHash: bytea("kem_key_hash"),
   },
   (table) => [index("kt_leaves_address_leaf_index_idx").on(table.address, table.leafIndex)],
 );

@@ -48,10 +48,14 @@ const EQUIVALENT: Record<string, LegacyTag> = {
 };
 
 /** Columns the migrations since 4.7 added to the tables of TABLES. */
-const ADDED_SINCE_LEGACY: Record<string, number> = { kt_leaves: 1 };
+const ADDED_SINCE_LEGACY: Record<string, number> = { kt_leaves: 2 };
 
 /** Package migrations added after 4.7: every upgraded database runs them. */
-const SINCE_LEGACY = ["kt-log/0002_kt_cosignatures", "kt-log/0003_kt_vrf_index"];
+const SINCE_LEGACY = [
+  "kt-log/0002_kt_cosignatures",
+  "kt-log/0003_kt_vrf_index",
+  "kt-log/0004_kt_kem_key_hash",
+];
 
 /** What the old layout held at 0005 and later: a row or two in every table. */
 const FILL = `

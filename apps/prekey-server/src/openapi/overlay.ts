@@ -60,6 +60,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "A public key is not 32 bytes of strict base64, or an Ed25519 key the request binds (identitySigningKey, signingPublicKey, senderPublicKey) is a point of small order.",
   SVC_INVALID_SIGNED_PREKEY:
     "The signed prekey's signature does not verify with the identity signing key.",
+  SVC_INVALID_KEM_PREKEY:
+    "An ML-KEM prekey is not 1568 bytes of base64 with a 64-byte signature, or its signature does not verify with the identity signing key.",
   SVC_TOO_MANY_WATCHED: "A presence subscription watches more than 64 addresses.",
   SVC_BAD_SIGNATURE: "The request signature does not verify.",
   SVC_STALE_SIGNATURE:

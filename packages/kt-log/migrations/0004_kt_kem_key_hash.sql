@@ -1,0 +1,1 @@
+ALTER TABLE "kt_leaves" ADD COLUMN "kem_key_hash" bytea;
