@@ -89,6 +89,25 @@ describe("KtMonitor on a format-3 log", () => {
     expect(calls).toEqual({ vrf: ["alice"], logId: 0 });
   });
 
+  it("reports a replaced KEM key as an identity change that follows the previous leaf", async () => {
+    const log = new FakeLog();
+    const dave = { kind: "identity", address: "dave", ...keysOf(1) } as const;
+    log.appendV2({ ...dave, kemKeyHash: key32(20), timestampMs: 1001 });
+    log.appendV2({ kind: "identity", address: "erin", ...keysOf(3), timestampMs: 1002 });
+    log.appendV2({ ...dave, kemKeyHash: key32(21), timestampMs: 1003 });
+    log.appendV2({ kind: "tombstone", address: "dave", timestampMs: 1004 });
+    log.appendV2({ ...dave, kemKeyHash: key32(22), timestampMs: 1005 });
+    const { monitor, events } = monitorOf(log, { watch: ["dave"], vrfPublicKey: log.vrfPublicKey });
+    await monitor.step();
+    const change = { event: "change", address: "dave" } as const;
+    expect(changes(events)).toEqual([
+      { ...change, kind: "identity", leafIndex: 0, timestampMs: 1001 },
+      { ...change, kind: "identity", leafIndex: 2, timestampMs: 1003, previousLeafIndex: 0 },
+      { ...change, kind: "tombstone", leafIndex: 3, timestampMs: 1004 },
+      { ...change, kind: "identity", leafIndex: 4, timestampMs: 1005 },
+    ]);
+  });
+
   it("follows a log that switches from v1 leaves to v2 leaves", async () => {
     const log = new FakeLog();
     log.append({ kind: "identity", address: "alice", ...keysOf(1), timestampMs: 1001 });

@@ -37,6 +37,12 @@ export type KtMonitorEvent =
        */
       identitySigningKey?: string;
       identityDHKey?: string;
+      /**
+       * A v2 identity leaf that follows another identity leaf of the address (no delete in
+       * between): that leaf's index. The identity was logged again with a new commitment, which
+       * covers the last-resort KEM key: the key was set or replaced.
+       */
+      previousLeafIndex?: number;
     };
 
 export interface KtMonitorOptions {
@@ -89,6 +95,8 @@ export class KtMonitor {
   #vrfPublicKey: Uint8Array | undefined;
   /** The watched addresses by VRF index (hex), once fetched and verified. */
   #watchedIndexes: Map<string, string> | undefined;
+  /** The latest v2 identity leaf of each watched index (hex) not deleted since. */
+  readonly #watchedIdentities = new Map<string, number>();
   /** Changes replayed but not yet reported: their STH has not checked out yet. */
   #pending: KtMonitorEvent[] = [];
   #trusted: SignedTreeHead | undefined;
@@ -243,14 +251,19 @@ export class KtMonitor {
     this.#range.append(hash);
     this.#privateIndex.set(leaf.index, hash);
     this.#sawLeafV2 = true;
-    const address = this.#watchedIndexes?.get(bytesToHex(leaf.index));
+    const index = bytesToHex(leaf.index);
+    const address = this.#watchedIndexes?.get(index);
     if (address === undefined) return;
+    const previousLeafIndex = this.#watchedIdentities.get(index);
+    if (leaf.kind === "identity") this.#watchedIdentities.set(index, leafIndex);
+    else this.#watchedIdentities.delete(index);
     this.#pending.push({
       event: "change",
       address,
       kind: leaf.kind,
       leafIndex,
       timestampMs: leaf.timestampMs,
+      ...(leaf.kind === "identity" && previousLeafIndex !== undefined ? { previousLeafIndex } : {}),
     });
   }
 

@@ -22,7 +22,9 @@ text by default, one JSON object per line with --json.
 Without --log-key the operator key is taken from GET /v1/kt/log_id on first contact; so is the
 VRF key (format-3 logs, whose v2 leaves name no address) without --vrf-key. A watched address's
 v2 leaves are found by its VRF index (GET /v1/kt/vrf/{address}, checked under the VRF key) and
-reported without keys: a v2 leaf only commits to them.
+reported without keys: a v2 leaf only commits to them (and to the last-resort KEM key: an
+identity leaf that follows another of the address, that key set or replaced, is an "identity
+updated" change with previousLeafIndex).
 
 witness: serves a C2SP tlog-witness (POST /add-checkpoint, GET /health) that cosigns the
 checkpoints of the logs given by --log (note verifier keys of type 0x01, named by the log's

@@ -51,6 +51,9 @@ describe("output", () => {
     ).toBe(
       "alice: new identity at leaf 2, 2025-11-22T02:53:20.000Z: signing key c2s=, DH key ZGg=",
     );
+    expect(textOutput("svc-kt").event({ ...identity, leafIndex: 5, previousLeafIndex: 2 })).toBe(
+      "alice: identity updated at leaf 5, 2025-11-22T02:53:20.000Z, after leaf 2 (a v2 leaf: a new commitment, as when its last-resort KEM key is set or replaced; see the bundle)",
+    );
     expect(textOutput("svc-kt").problem("warning", error)).toBe(
       "svc-kt: warning: KT_FORK: two different STHs at size 3",
     );

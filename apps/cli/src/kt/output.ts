@@ -21,6 +21,9 @@ export const textOutput = (tool: string): Output => ({
     }
     const where = `at leaf ${event.leafIndex}, ${time(event.timestampMs)}`;
     if (event.kind === "tombstone") return `${event.address}: deleted ${where}`;
+    if (event.previousLeafIndex !== undefined) {
+      return `${event.address}: identity updated ${where}, after leaf ${event.previousLeafIndex} (a v2 leaf: a new commitment, as when its last-resort KEM key is set or replaced; see the bundle)`;
+    }
     return event.identitySigningKey === undefined
       ? `${event.address}: new identity ${where} (a v2 leaf: it commits to the keys, see the bundle)`
       : `${event.address}: new identity ${where}: signing key ${event.identitySigningKey}, DH key ${event.identityDHKey}`;

@@ -102,6 +102,26 @@ describe("svc-kt monitor", () => {
     expect(out.stderr).toEqual([]);
   });
 
+  it("reports a replaced last-resort KEM key as an identity change after the previous leaf", async () => {
+    const { server, log } = await liveLog();
+    const dave = {
+      kind: "identity",
+      address: "dave",
+      identitySigningKey: new Uint8Array(32).fill(5),
+      identityDHKey: new Uint8Array(32).fill(6),
+    } as const;
+    await log.append({ ...dave, kemKeyHash: new Uint8Array(32).fill(7) });
+    await log.append({ ...dave, kemKeyHash: new Uint8Array(32).fill(8) });
+    const out = output();
+    const args = ["monitor", "--url", server.url, "--watch", "dave", "--once", "--json"];
+    expect(await runKtCli(SVC_KT, args, out.io)).toBe(EXIT.ok);
+    const change = { event: "change", address: "dave", kind: "identity" };
+    expect(out.stdout.slice(1)).toEqual([
+      { ...change, leafIndex: 0, timestampMs: expect.any(Number) },
+      { ...change, leafIndex: 1, timestampMs: expect.any(Number), previousLeafIndex: 0 },
+    ]);
+  });
+
   it("--vrf-key pins the VRF key: the log's own is accepted, another one fails the check", async () => {
     const { server, register } = await liveLog();
     await register("alice", 1);

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   decodeBase64,
   ed25519KeyPairFromSeed,
@@ -168,6 +169,99 @@ describe("createKtHooks", () => {
     expect((await hooks.bundleProof("alice", keys))?.json).toMatchObject({ sth: { treeSize: 1 } });
     await register("bob");
     expect((await hooks.bundleProof("alice", keys))?.json).toMatchObject({ sth: { treeSize: 2 } });
+  });
+});
+
+describe("createKtHooks and last-resort KEM keys", () => {
+  /** A stand-in ML-KEM-1024 public key (1568 bytes): the log commits only to its SHA-256. */
+  const kemKey = (n: number) => new Uint8Array(1568).fill(n);
+  const kemKeyHash = (n: number) => new Uint8Array(createHash("sha256").update(kemKey(n)).digest());
+
+  /** A 200 bundle body as the keys routes answer it, with the hooks' proof. */
+  function bundleBody(
+    id: ReturnType<typeof identity>,
+    ktProof: Json | undefined,
+    kemPreKey?: { key: number; lastResort: boolean },
+  ): Json {
+    return {
+      identitySigningKey: encodeBase64(id.identitySigningKey),
+      identityDHKey: encodeBase64(id.identityDHKey),
+      signedPreKey: id.signedPreKey,
+      ...(kemPreKey === undefined
+        ? {}
+        : {
+            kemPreKey: {
+              keyId: 1,
+              publicKey: encodeBase64(kemKey(kemPreKey.key)),
+              signature: encodeBase64(ed25519Sign(kemKey(kemPreKey.key), id.seed)),
+              lastResort: kemPreKey.lastResort,
+            },
+          }),
+      ktProof,
+    };
+  }
+
+  it("logs created and updated identities with their KEM key hash, each a new identity leaf", async () => {
+    const { log, hooks, verifier } = await setup({ proofLagMs: 0 });
+    const dave = identity("dave");
+    const first = { ...keysOf(dave), kemKeyHash: kemKeyHash(1) };
+    await hooks.identityChanged({ address: "dave", kind: "created", ...first });
+    const proof = await hooks.bundleProof("dave", first);
+    expect(proof?.json).toMatchObject({
+      sth: { treeSize: 1 },
+      body: { type: "inclusion", leafIndex: 0, kemKeyHash: encodeBase64(kemKeyHash(1)) },
+    });
+    const verified = await verifier.verifyBundle(
+      "dave",
+      bundleBody(dave, proof?.json, { key: 1, lastResort: true }),
+    );
+    expect(verified).toMatchObject({ leafIndex: 0, kemCommitted: true });
+
+    const replaced = { ...keysOf(dave), kemKeyHash: kemKeyHash(2) };
+    await hooks.identityChanged({ address: "dave", kind: "updated", ...replaced });
+    expect((await log.latestSth()).treeSize).toBe(2);
+    // No proof for what the answer no longer is: the old key, or no key.
+    expect(await hooks.bundleProof("dave", first)).toBeUndefined();
+    expect(await hooks.bundleProof("dave", keysOf(dave))).toBeUndefined();
+    const now = (await hooks.bundleProof("dave", replaced))?.json;
+    expect(now).toMatchObject({ body: { leafIndex: 1, kemKeyHash: encodeBase64(kemKeyHash(2)) } });
+    for (const kemPreKey of [
+      { key: 2, lastResort: true },
+      { key: 9, lastResort: false },
+    ]) {
+      await expect(
+        verifier.verifyBundle("dave", bundleBody(dave, now, kemPreKey)),
+      ).resolves.toMatchObject({ leafIndex: 1, kemCommitted: true });
+    }
+    await hooks.identityChanged({ address: "dave", kind: "deleted", ...replaced });
+    expect((await hooks.bundleProof("dave", undefined))?.json).toMatchObject({
+      body: { type: "tombstone", leafIndex: 2 },
+    });
+  });
+
+  it("gives the verifier what refuses the old key, a stripped kemPreKey and a key never logged", async () => {
+    const { hooks, verifier } = await setup();
+    const dave = identity("dave");
+    const erin = identity("erin");
+    const daveKeys = { ...keysOf(dave), kemKeyHash: kemKeyHash(2) };
+    await hooks.identityChanged({ address: "dave", kind: "created", ...daveKeys });
+    await hooks.identityChanged({ address: "erin", kind: "created", ...keysOf(erin) });
+    const daveProof = (await hooks.bundleProof("dave", daveKeys))?.json;
+    const erinProof = (await hooks.bundleProof("erin", keysOf(erin)))?.json;
+    expect(erinProof?.body).not.toHaveProperty("kemKeyHash");
+    const refused = async (address: string, body: Json) =>
+      verifier.verifyBundle(address, body).then(
+        () => "accepted",
+        (error: KtVerifyError) => error.code,
+      );
+    expect(await refused("dave", bundleBody(dave, daveProof, { key: 1, lastResort: true }))).toBe(
+      "KT_KEM_MISMATCH",
+    );
+    expect(await refused("dave", bundleBody(dave, daveProof))).toBe("KT_KEM_MISSING");
+    expect(await refused("erin", bundleBody(erin, erinProof, { key: 2, lastResort: true }))).toBe(
+      "KT_KEM_MISMATCH",
+    );
+    expect(await refused("erin", bundleBody(erin, erinProof))).toBe("accepted");
   });
 });
 

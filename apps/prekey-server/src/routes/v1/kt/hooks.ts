@@ -5,9 +5,10 @@ import type { IdentityChange, KeysHooks, KtProofAnswer } from "../keys/index.js"
 const utf8 = new TextEncoder();
 
 /**
- * The keys routes' key-transparency hooks: each identity created or deleted becomes a log leaf
- * (committed, with its STH, before the write answers), and bundle answers carry a proof of
- * exactly what they answer (KtLog.proofShowing).
+ * The keys routes' key-transparency hooks: each identity created, updated (its last-resort KEM
+ * key set or replaced) or deleted becomes a log leaf (committed, with its STH, before the write
+ * answers): an identity leaf committing to its keys and KEM key hash, or a tombstone. Bundle
+ * answers carry a proof of exactly what they answer, KEM key hash included (KtLog.proofShowing).
  */
 export function createKtHooks(
   log: KtLog,
@@ -27,14 +28,15 @@ export function createKtHooks(
   return {
     async identityChanged(change: IdentityChange): Promise<void> {
       await log.append(
-        change.kind === "created"
-          ? {
+        change.kind === "deleted"
+          ? { kind: "tombstone", address: change.address }
+          : {
               kind: "identity",
               address: change.address,
               identitySigningKey: change.identitySigningKey,
               identityDHKey: change.identityDHKey,
-            }
-          : { kind: "tombstone", address: change.address },
+              ...(change.kemKeyHash === undefined ? {} : { kemKeyHash: change.kemKeyHash }),
+            },
       );
     },
 
