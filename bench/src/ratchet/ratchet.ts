@@ -1,6 +1,8 @@
 import { type BenchRow, printTable } from "../harness/table.js";
-import { nodeRatchetRates } from "./node-one-core.js";
+import { nodeRatchetRates, nodeSetupRates } from "./node-one-core.js";
 import { chromiumRatchetRates } from "./ratchet-browser.js";
+import { chromiumSetupRates } from "./ratchet-browser-setup.js";
+import type { SetupRates } from "./setup.js";
 import type { MessageRate, RatchetRates, RatchetTiming } from "./workloads.js";
 
 /** BENCH_QUICK=1 times a fifth as long: for trying the suite, not for numbers to quote. */
@@ -12,6 +14,11 @@ const TIMING: Omit<RatchetTiming, "cpuMs"> = {
 };
 /** Symmetric step + AEAD, 1 KiB, encrypt+decrypt, one core in Node (client side, item 6). */
 const SYMMETRIC_TARGET = 10_000;
+const SETUP_TIMING = { rounds: 5, msPerRound: QUICK ? 200 : 1000 };
+/** PQXDH initiate + respond per second on one core in Node. */
+const PQXDH_TARGET = 300;
+/** PQXDH's extra cost over X3DH at most this multiple of the raw ML-KEM it runs. */
+const KEM_OVERHEAD_TARGET = 1.2;
 
 /**
  * @svc/ratchet: 1 KiB messages encrypted by one Session and decrypted by the other, (a) in one
@@ -27,6 +34,11 @@ export async function ratchetSuite(): Promise<void> {
     `ratchet: 1 KiB messages, encrypt+decrypt, Node, ${where} (ops/s = messages per wall second)`,
     rows(node.rates, "node"),
   );
+  const setup = await nodeSetupRates(SETUP_TIMING);
+  printTable(
+    `ratchet: session setup, Node, ${setup.pinned ? "one process pinned to CPU 0 (taskset)" : "one thread, not pinned"} (ops/s = per wall second)`,
+    setupRows(setup.rates, "node"),
+  );
   const browser = await chromiumRatchetRates(TIMING);
   if (browser === undefined) {
     console.log("\n(ratchet in Chromium skipped: /usr/bin/chromium is not installed)");
@@ -36,6 +48,57 @@ export async function ratchetSuite(): Promise<void> {
     "ratchet: 1 KiB messages, encrypt+decrypt, headless Chromium, page's thread (ops/s = messages per wall second)",
     rows(browser, "chromium"),
   );
+  const browserSetup = await chromiumSetupRates(SETUP_TIMING);
+  if (browserSetup !== undefined) {
+    printTable(
+      "ratchet: session setup, headless Chromium, page's thread (ops/s = per wall second)",
+      setupRows(browserSetup, "chromium"),
+    );
+  }
+}
+
+/**
+ * X3DH and PQXDH initiate + respond beside the raw ML-KEM-1024 they need, and the ratio of
+ * PQXDH's extra time over X3DH to that raw ML-KEM time (CPU time where the runtime reads it).
+ */
+function setupRows(rates: SetupRates, runtime: "node" | "chromium"): BenchRow[] {
+  const rate = (measured: MessageRate) => measured.perCpuSecond ?? measured.perWallSecond;
+  const extra = 1 / rate(rates.pqxdh) - 1 / rate(rates.x3dh);
+  const ratio = extra / (1 / rate(rates.kemPerSetup));
+  const clock = rates.pqxdh.perCpuSecond === undefined ? "wall" : "CPU";
+  const setupTarget =
+    runtime === "node" && rates.pqxdh.perCpuSecond !== undefined
+      ? `; target >= ${PQXDH_TARGET}/s on one core: ${rates.pqxdh.perCpuSecond >= PQXDH_TARGET ? "met" : "NOT met"}`
+      : "";
+  const kemRaw = "raw ML-KEM-1024 per PQXDH setup (@noble/post-quantum)";
+  return [
+    {
+      name: "raw ML-KEM-1024 encaps (@noble/post-quantum)",
+      opsPerSec: rates.encaps.perWallSecond,
+      note: `${perCpu(rates.encaps)}the initiator's share`,
+    },
+    {
+      name: "raw ML-KEM-1024 keygen from seed + decaps",
+      opsPerSec: rates.decaps.perWallSecond,
+      note: `${perCpu(rates.decaps)}the responder's share (a KEM prekey is kept as its seed)`,
+    },
+    {
+      name: kemRaw,
+      opsPerSec: rates.kemPerSetup.perWallSecond,
+      note: `${perCpu(rates.kemPerSetup)}encaps + keygen + decaps`,
+    },
+    {
+      name: "X3DH initiate + respond",
+      opsPerSec: rates.x3dh.perWallSecond,
+      note: `${perCpu(rates.x3dh)}with a one-time prekey, first message decrypted`,
+    },
+    {
+      name: "PQXDH initiate + respond",
+      opsPerSec: rates.pqxdh.perWallSecond,
+      baseline: "X3DH initiate + respond",
+      note: `${perCpu(rates.pqxdh, rates.x3dh)}PQXDH - X3DH = ${ratio.toFixed(2)}x the raw ML-KEM time (${clock}; target <= ${KEM_OVERHEAD_TARGET}: ${ratio <= KEM_OVERHEAD_TARGET ? "met" : "NOT met"})${setupTarget}`,
+    },
+  ];
 }
 
 function rows(rates: RatchetRates, runtime: "node" | "chromium"): BenchRow[] {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { dh, generateDh } from "./dh.js";
 import { RatchetError } from "./errors.js";
 import { dhAsync, generateDhAsync, verifyEd25519, verifyEd25519Async } from "./platform.js";
+import { defaultRandom } from "./random.js";
 import { seededRandom } from "./test-support/parties.js";
 
 const L = 2n ** 252n + 27742317777372353535851937790883648493n;
@@ -22,6 +23,25 @@ describe("WebCrypto X25519 agrees with @noble/curves", () => {
       const peer = x25519.getPublicKey(seededRandom(`peer-${i}`)(32));
       expect(await dhAsync(pair.privateKey, peer)).toEqual(dh(pair.privateKey, peer));
     }
+  });
+
+  it("generates pairs whose public key is X25519(private, 9) with the default source", async () => {
+    for (let i = 0; i < 4; i++) {
+      const pair = await generateDhAsync(defaultRandom);
+      expect(x25519.getPublicKey(pair.privateKey)).toEqual(pair.publicKey);
+      const peer = generateDh(seededRandom(`peer-${i}`));
+      expect(await dhAsync(pair.privateKey, peer.publicKey)).toEqual(
+        dh(peer.privateKey, pair.publicKey),
+      );
+    }
+  });
+
+  it("does not answer from a remembered key once its bytes have changed", async () => {
+    const key = seededRandom("platform-reused")(32);
+    const peer = x25519.getPublicKey(seededRandom("platform-peer")(32));
+    expect(await dhAsync(key, peer)).toEqual(dh(key, peer));
+    key.set(seededRandom("platform-other")(32));
+    expect(await dhAsync(key, peer)).toEqual(dh(key, peer));
   });
 
   it("refuses small-order public keys as RATCHET_INVALID_KEY", async () => {

@@ -3,13 +3,14 @@ import { concatBytes, equalBytes } from "@svc/canonical";
 import { KEY_SIZE } from "./assert.js";
 import { type DhKeyPair, dh } from "./dh.js";
 import { RatchetError } from "./errors.js";
-import { drawRandom, type RandomBytes } from "./random.js";
+import { defaultRandom, drawRandom, type RandomBytes } from "./random.js";
 
 /**
  * X25519 and Ed25519 through the platform's WebCrypto when it has them (Node 20, current
- * browsers): an order of magnitude faster than JavaScript field arithmetic, which is what makes
- * session setup cheap. Being asynchronous, they serve X3DH/PQXDH and the first ratchet step only;
- * the synchronous Double Ratchet keeps @noble/curves, which is also the fallback here.
+ * browsers), faster than JavaScript field arithmetic. Being asynchronous, they serve X3DH/PQXDH
+ * and the first ratchet step only; the synchronous Double Ratchet keeps @noble/curves, which is
+ * also the fallback here. Importing a private key costs WebCrypto about as much as a DH, so each
+ * imported key is remembered beside its bytes (below) and new key pairs are generated natively.
  */
 
 /** PKCS #8 wrapping of a raw X25519 private key (RFC 8410): this prefix, then the 32 bytes. */
@@ -33,14 +34,27 @@ const PKCS8_X25519_PREFIX = Uint8Array.of(
 );
 /** u = 9: X25519(k, 9) is k's public key, so WebCrypto derives public keys too. */
 const BASE_POINT = Uint8Array.of(9, ...new Uint8Array(31));
-/** The Ed25519 group order L, little-endian: a signature's S must be below it. */
+/** The Ed25519 group order L: a signature's S must be below it. */
 const ED25519_ORDER = ed25519.Point.Fn.ORDER;
-
+/** WebCrypto's key type, named without depending on the DOM typings. */
+type NativeKey = Awaited<ReturnType<typeof globalThis.crypto.subtle.importKey>>;
 const X25519 = { name: "X25519" } as const;
 const ED25519 = { name: "Ed25519" } as const;
 
 let x25519Available: Promise<boolean> | undefined;
 let ed25519Available: Promise<boolean> | undefined;
+
+/**
+ * WebCrypto keys by the byte array they were imported from, with a copy of the bytes: a hit
+ * counts only while the array still holds them. Entries live as long as the array does.
+ */
+interface Imported {
+  bytes: Uint8Array;
+  key: Promise<NativeKey>;
+}
+const x25519Private = new WeakMap<Uint8Array, Imported>();
+const x25519Public = new WeakMap<Uint8Array, Imported>();
+const ed25519Public = new WeakMap<Uint8Array, Imported & { strict: boolean }>();
 
 /** DH(private, public) as {@link dh} computes it, a small-order key refused alike. */
 export async function dhAsync(privateKey: Uint8Array, publicKey: Uint8Array): Promise<Uint8Array> {
@@ -58,13 +72,37 @@ export function dhAllAsync(pairs: readonly [Uint8Array, Uint8Array][]): Promise<
   return Promise.all(pairs.map(([privateKey, publicKey]) => dhAsync(privateKey, publicKey)));
 }
 
-/** GENERATE_DH() as {@link generateDh} does it: the same random bytes give the same pair. */
+/**
+ * GENERATE_DH(). With a caller's `random` the same bytes give the same pair as
+ * {@link generateDh}; with the default source, WebCrypto generates the pair itself (from the
+ * same system generator) when it can.
+ */
 export async function generateDhAsync(random: RandomBytes): Promise<DhKeyPair> {
+  if (!(await hasX25519())) {
+    const privateKey = drawRandom(random, KEY_SIZE);
+    return { privateKey, publicKey: x25519.getPublicKey(privateKey) };
+  }
+  const subtle = globalThis.crypto.subtle;
+  if (random === defaultRandom) {
+    const pair = (await subtle.generateKey(X25519, true, ["deriveBits"])) as {
+      privateKey: NativeKey;
+      publicKey: NativeKey;
+    };
+    const [pkcs8, raw] = await Promise.all([
+      subtle.exportKey("pkcs8", pair.privateKey),
+      subtle.exportKey("raw", pair.publicKey),
+    ]);
+    const encoded = new Uint8Array(pkcs8);
+    const privateKey = encoded.slice(PKCS8_X25519_PREFIX.length);
+    const publicKey = new Uint8Array(raw);
+    const prefix = encoded.subarray(0, PKCS8_X25519_PREFIX.length);
+    if (equalBytes(prefix, PKCS8_X25519_PREFIX) && privateKey.length === KEY_SIZE) {
+      remember(x25519Private, privateKey, Promise.resolve(pair.privateKey));
+      return { privateKey, publicKey };
+    }
+  }
   const privateKey = drawRandom(random, KEY_SIZE);
-  const publicKey = (await hasX25519())
-    ? await subtleX25519(privateKey, BASE_POINT)
-    : x25519.getPublicKey(privateKey);
-  return { privateKey, publicKey };
+  return { privateKey, publicKey: await subtleX25519(privateKey, BASE_POINT) };
 }
 
 /**
@@ -80,11 +118,24 @@ export async function verifyEd25519Async(
   publicKey: Uint8Array,
 ): Promise<boolean> {
   if (!(await hasEd25519())) return verifyEd25519(signature, message, publicKey);
-  if (!strictEncoding(signature, publicKey)) return false;
+  if (!canonicalS(signature)) return false;
+  let entry = ed25519Public.get(publicKey);
+  if (!entry || !equalBytes(entry.bytes, publicKey)) {
+    const key = globalThis.crypto.subtle.importKey("raw", copy(publicKey), ED25519, false, [
+      "verify",
+    ]);
+    key.catch(() => undefined);
+    entry = { bytes: publicKey.slice(), key, strict: strictKey(publicKey) };
+    ed25519Public.set(publicKey, entry);
+  }
+  if (!entry.strict) return false;
   try {
-    const subtle = globalThis.crypto.subtle;
-    const key = await subtle.importKey("raw", copy(publicKey), ED25519, false, ["verify"]);
-    return await subtle.verify(ED25519, key, copy(signature), copy(message));
+    return await globalThis.crypto.subtle.verify(
+      ED25519,
+      await entry.key,
+      copy(signature),
+      copy(message),
+    );
   } catch {
     return false;
   }
@@ -103,10 +154,13 @@ export function verifyEd25519(
   }
 }
 
-function strictEncoding(signature: Uint8Array, publicKey: Uint8Array): boolean {
+function canonicalS(signature: Uint8Array): boolean {
   let s = 0n;
   for (let i = 63; i >= 32; i--) s = (s << 8n) | BigInt(signature[i] as number);
-  if (s >= ED25519_ORDER) return false;
+  return s < ED25519_ORDER;
+}
+
+function strictKey(publicKey: Uint8Array): boolean {
   try {
     return !ed25519.Point.fromBytes(publicKey, false).isSmallOrder();
   } catch {
@@ -116,20 +170,53 @@ function strictEncoding(signature: Uint8Array, publicKey: Uint8Array): boolean {
 
 async function subtleX25519(privateKey: Uint8Array, publicKey: Uint8Array): Promise<Uint8Array> {
   const subtle = globalThis.crypto.subtle;
-  const pkcs8 = copy(concatBytes(PKCS8_X25519_PREFIX, privateKey));
   const [ours, theirs] = await Promise.all([
-    subtle.importKey("pkcs8", pkcs8, X25519, false, ["deriveBits"]),
-    subtle.importKey("raw", copy(publicKey), X25519, false, []),
+    imported(x25519Private, privateKey, () =>
+      subtle.importKey("pkcs8", copy(concatBytes(PKCS8_X25519_PREFIX, privateKey)), X25519, false, [
+        "deriveBits",
+      ]),
+    ),
+    imported(x25519Public, publicKey, () =>
+      subtle.importKey("raw", copy(publicKey), X25519, false, []),
+    ),
   ]);
   return new Uint8Array(await subtle.deriveBits({ ...X25519, public: theirs }, ours, 256));
+}
+
+function imported(
+  cache: WeakMap<Uint8Array, Imported>,
+  bytes: Uint8Array,
+  load: () => Promise<NativeKey>,
+): Promise<NativeKey> {
+  const entry = cache.get(bytes);
+  if (entry && equalBytes(entry.bytes, bytes)) return entry.key;
+  const key = load();
+  remember(cache, bytes, key);
+  return key;
+}
+
+function remember(
+  cache: WeakMap<Uint8Array, Imported>,
+  bytes: Uint8Array,
+  key: Promise<NativeKey>,
+): void {
+  // A refused import is not kept: the next call tries again and reports its own failure.
+  cache.set(bytes, { bytes: bytes.slice(), key });
+  key.catch(() => cache.delete(bytes));
 }
 
 /** Whether WebCrypto X25519 exists and agrees with @noble/curves (tested once). */
 function hasX25519(): Promise<boolean> {
   x25519Available ??= probe(async () => {
     const key = new Uint8Array(KEY_SIZE).fill(7);
-    const derived = await subtleX25519(key, BASE_POINT);
-    return equalBytes(derived, x25519.getPublicKey(key));
+    const subtle = globalThis.crypto.subtle;
+    const pkcs8 = copy(concatBytes(PKCS8_X25519_PREFIX, key));
+    const [ours, base] = await Promise.all([
+      subtle.importKey("pkcs8", pkcs8, X25519, false, ["deriveBits"]),
+      subtle.importKey("raw", copy(BASE_POINT), X25519, false, []),
+    ]);
+    const derived = await subtle.deriveBits({ ...X25519, public: base }, ours, 256);
+    return equalBytes(new Uint8Array(derived), x25519.getPublicKey(key));
   });
   return x25519Available;
 }
