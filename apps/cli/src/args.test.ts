@@ -92,7 +92,7 @@ describe("parseSvcArgs", () => {
       command: "kt verify",
       address: "bob",
     });
-    for (const command of ["safety-number", "trust"]) {
+    for (const command of ["safety-number", "trust", "session"]) {
       expect(parseSvcArgs([command, "Bob:1", "--json"], env)).toMatchObject({
         command,
         address: "Bob:1",

@@ -13,7 +13,7 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
              2 usage error, 3 key-transparency verification failed (or the server has no log),
-             4 listen timed out, 5 no identity in the home (run init first), or init over an
+             or a post-quantum downgrade refused, 4 listen timed out, 5 no identity in the home (run init first), or init over an
              existing identity, 6 the peer's identity keys changed (check, then svc trust),
              130 svc transfer send interrupted (run it again to resume); svc transfer, svc kt
              and svc db list theirs in their --help, and docs/cli.md has the whole table`;
@@ -42,7 +42,9 @@ commands:
                             print messages as they arrive, queued ones first, and acknowledge them
   chat <address>            a conversation in the terminal: lines typed are sent to <address>,
                             messages arriving are printed above the prompt; Ctrl-C or Ctrl-D leaves
-  keys status               one-time prekeys on the server and here, signed prekey id
+  keys status               one-time prekeys (EC and ML-KEM) on the server and here, signed
+                            prekey id
+  session <address>         whether the session with <address> is post-quantum (PQXDH)
   kt verify <address>       check an address's keys against the key-transparency log
   safety-number <address>   the number to compare with <address> (in person, by phone)
   trust <address>           accept the identity keys the directory now has for <address>
@@ -67,7 +69,8 @@ export type CommandName =
   | "keys status"
   | "kt verify"
   | "safety-number"
-  | "trust";
+  | "trust"
+  | "session";
 
 /** The most `svc send` reads from stdin. */
 export const MAX_STDIN_BYTES = 64 * 1024;
@@ -75,8 +78,8 @@ export const MAX_STDIN_BYTES = 64 * 1024;
 const COMMAND_USAGE: Record<CommandName, string> = {
   init: `usage: svc init --address <address> [options]
 
-Generates an identity (Ed25519 signing key, X25519 DH key), a signed prekey and one-time prekeys,
-stores them in the home's key store (mode 0600) and registers the keys and an inbox for <address>.
+Generates an identity (Ed25519 signing key, X25519 DH key), a signed prekey, one-time prekeys, an
+ML-KEM-1024 last-resort prekey and 100 one-time ML-KEM prekeys (for PQXDH), stores them in the home's key store (mode 0600) and registers the keys and an inbox for <address>.
 Refuses to replace an identity the home already holds (exit 5).`,
   whoami: `usage: svc whoami [options]
 
@@ -85,7 +88,10 @@ Prints the home's address and its public identity keys (base64); exit 5 without 
        svc send <address> - [options]        (or no <text> with stdin not a terminal)
 
 Encrypts <text> (UTF-8) to <address> and deposits it in their inbox; the first message to an
-address fetches their prekey bundle and sets up a session. Put -- before a text that starts with -.
+address fetches their prekey bundle and sets up a session: post-quantum (PQXDH) when the bundle
+has an ML-KEM prekey, classic X3DH when <address> registered none. A bundle left without the
+ML-KEM prekey that <address>'s key-transparency leaf commits, or that an earlier bundle of the
+same identity had, is refused (exit 3, PQ_DOWNGRADE) and nothing is sent. Put -- before a text that starts with -.
 With -, or without <text> when stdin is not a terminal, the message is stdin (UTF-8, at most
 ${MAX_STDIN_BYTES / 1024} KiB, one final newline dropped). An empty message is a usage error (exit 2).
 Runs beside a listen or chat from the same home: the key store is locked per operation.`,
@@ -108,7 +114,16 @@ Ctrl-C or Ctrl-D leaves, exit 0. The server is waited for when it cannot be reac
 listen or send may run from the same home meanwhile.`,
   "keys status": `usage: svc keys status [options]
 
-Prints the address, the one-time prekeys left on the server and held here, and the signed prekey id.`,
+Prints the address, the one-time prekeys left on the server and held here, the signed prekey id,
+and the one-time ML-KEM prekeys left on the server and held here (the last-resort one not
+counted). --json: {"address","oneTimePreKeysOnServer","oneTimePreKeysLocal","signedPreKeyId",
+"kemPreKeysOnServer","kemPreKeysLocal"}.`,
+  session: `usage: svc session <address> [options]
+
+Says whether the session with <address> (the one in use) is post-quantum: set up with PQXDH
+(X25519 and ML-KEM-1024), or with classic X3DH because <address> has no ML-KEM prekeys. Fetches
+nothing. --json: {"address","postQuantum"}. With no session yet (no message sent to or received
+from <address>): exit 1, NO_SESSION.`,
   "kt verify": `usage: svc kt verify <address> [options]
 
 Fetches <address>'s prekey bundle and verifies its key-transparency proof against the log's signed
@@ -160,7 +175,7 @@ export type CommandArgs =
     }
   | { command: "chat"; address: string }
   | { command: "keys status" }
-  | { command: "kt verify" | "safety-number" | "trust"; address: string };
+  | { command: "kt verify" | "safety-number" | "trust" | "session"; address: string };
 
 export type SvcArgs = { command: "help"; text: string } | (GlobalArgs & CommandArgs);
 
@@ -180,6 +195,7 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   "kt verify": [],
   "safety-number": [],
   trust: [],
+  session: [],
 };
 
 const OPTION_SPEC = {
@@ -248,6 +264,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
     case "kt verify":
     case "safety-number":
     case "trust":
+    case "session":
       expectOperands(["address"]);
       return { ...global, command, address: address(operands[0] as string, "<address>", command) };
     default:
@@ -267,6 +284,7 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["kt", { command: "kt verify", second: "verify" }],
   ["safety-number", { command: "safety-number" }],
   ["trust", { command: "trust" }],
+  ["session", { command: "session" }],
 ]);
 
 /** The command a line that failed to parse was meant for, to print the right usage. */

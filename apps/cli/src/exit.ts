@@ -11,7 +11,10 @@ export const EXIT = {
    */
   failure: 1,
   usage: 2,
-  /** A key-transparency proof or log check did not verify (or the server serves no log). */
+  /**
+   * A key-transparency proof or log check did not verify (or the server serves no log), or a
+   * peer's bundle lacks the ML-KEM prekey its log leaf or its history says it has (PQ_DOWNGRADE).
+   */
   verification: 3,
   /** svc db move refused to begin or to commit (nothing was written). */
   refused: 3,

@@ -59,6 +59,13 @@ function clientFailure(error: ClientError, server: string, home: string): Failur
       );
     case "KT_VERIFICATION_FAILED":
       return failure(EXIT.verification, `key transparency: ${error.message}`);
+    case "PQ_DOWNGRADE":
+      return failure(
+        EXIT.verification,
+        `${error.message}; the server may be trying to strip post-quantum protection (svc kt verify shows what the log commits)`,
+      );
+    case "NO_SESSION":
+      return failure(EXIT.failure, error.message);
     case "KT_UNAVAILABLE":
       return failure(
         EXIT.verification,

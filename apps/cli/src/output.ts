@@ -5,6 +5,7 @@ import {
   type KtVerification,
   type ReceivedMessage,
   type SafetyNumberReport,
+  type SessionInfo,
   type TrustResult,
 } from "@svc/client";
 
@@ -57,7 +58,18 @@ export function keysReport(status: KeysStatus): Report {
       `one-time prekeys on the server: ${status.oneTimePreKeysOnServer}`,
       `one-time prekeys held here: ${status.oneTimePreKeysLocal}`,
       `signed prekey id: ${status.signedPreKeyId}`,
+      `one-time ML-KEM prekeys on the server: ${status.kemPreKeysOnServer}`,
+      `one-time ML-KEM prekeys held here: ${status.kemPreKeysLocal}`,
     ].join("\n"),
+  };
+}
+
+export function sessionReport(session: SessionInfo): Report {
+  return {
+    json: { address: session.address, postQuantum: session.postQuantum },
+    text: session.postQuantum
+      ? `${session.address}: post-quantum session (PQXDH: X25519 and ML-KEM-1024)`
+      : `${session.address}: classic session (X3DH: X25519 only)`,
   };
 }
 

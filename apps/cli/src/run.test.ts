@@ -315,7 +315,7 @@ describe("svc", () => {
     expect(await listening).toMatchObject({ code: EXIT.ok, stdout: ["alice:1: are you there?"] });
   });
 
-  it("keys status counts one-time prekeys on the server and here", async () => {
+  it("keys status counts one-time prekeys, EC and ML-KEM, on the server and here", async () => {
     const { as } = await world();
     await as("alice", "init", "--address", "alice:1");
     await as("bob", "init", "--address", "bob:1");
@@ -327,20 +327,33 @@ describe("svc", () => {
         oneTimePreKeysOnServer: 100,
         oneTimePreKeysLocal: 100,
         signedPreKeyId: 1,
+        kemPreKeysOnServer: 100,
+        kemPreKeysLocal: 100,
       },
     ]);
-    // bob's first message takes one of alice's prekeys from the server; reading it uses it here.
+    // bob's first message takes one of alice's prekeys of each kind from the server; reading it
+    // uses them here.
     await as("bob", "send", "alice:1", "hi");
     expect(await status("alice")).toMatchObject([
-      { oneTimePreKeysOnServer: 99, oneTimePreKeysLocal: 100 },
+      {
+        oneTimePreKeysOnServer: 99,
+        oneTimePreKeysLocal: 100,
+        kemPreKeysOnServer: 99,
+        kemPreKeysLocal: 100,
+      },
     ]);
     await as("alice", "listen", "--count", "1");
     expect(await status("alice")).toMatchObject([
-      { oneTimePreKeysOnServer: 99, oneTimePreKeysLocal: 99 },
+      {
+        oneTimePreKeysOnServer: 99,
+        oneTimePreKeysLocal: 99,
+        kemPreKeysOnServer: 99,
+        kemPreKeysLocal: 99,
+      },
     ]);
     const text = await as("alice", "keys", "status");
     expect(text.stdout).toEqual([
-      "address: alice:1\none-time prekeys on the server: 99\none-time prekeys held here: 99\nsigned prekey id: 1",
+      "address: alice:1\none-time prekeys on the server: 99\none-time prekeys held here: 99\nsigned prekey id: 1\none-time ML-KEM prekeys on the server: 99\none-time ML-KEM prekeys held here: 99",
     ]);
   });
 

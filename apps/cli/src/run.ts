@@ -21,6 +21,7 @@ import {
   problemLine,
   safetyNumberReport,
   sentReport,
+  sessionReport,
   trustReport,
 } from "./output.js";
 import { SVC } from "./programs.js";
@@ -138,6 +139,9 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
     }
     case "safety-number":
       print(safetyNumberReport(await client.safetyNumber(args.address)));
+      break;
+    case "session":
+      print(sessionReport(await client.session(args.address)));
       break;
     case "trust": {
       const trusted = client.trust(args.address);

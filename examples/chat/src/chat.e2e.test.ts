@@ -88,6 +88,28 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
     await expectNoProblem(dave);
   });
 
+  it("marks the messages of a PQXDH session post-quantum on both pages", async () => {
+    const erin = await openChat("erin:1");
+    const frank = await openChat("frank:1");
+    await send(erin, "frank:1", "quantum-safe?");
+    await expectReceived(frank, ["erin:1: quantum-safe?"]);
+    await send(frank, "erin:1", "yes");
+    await expectReceived(erin, ["frank:1: yes"]);
+    for (const page of [erin, frank]) {
+      const messages = page.locator("#messages li");
+      expect(await messages.count()).toBe(2);
+      expect(await page.locator("#messages li.post-quantum").count()).toBe(2);
+      expect(await messages.first().getAttribute("title")).toBe(
+        "post-quantum session (PQXDH: X25519 and ML-KEM-1024)",
+      );
+      // The mark is shown: the page's CSS adds it after the line, from client.session().
+      expect(
+        await messages.first().evaluate((item) => getComputedStyle(item, "::after").content),
+      ).toBe('"post-quantum"');
+      await expectNoProblem(page);
+    }
+  });
+
   /** A page started as `address`, in a new browser context (a browser of its own) by default. */
   async function openChat(
     address: string,

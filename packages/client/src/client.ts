@@ -2,6 +2,7 @@ import { decodeBase64, ed25519Sign, encodeBase64, SerialQueue } from "@svc/canon
 import { decodeBundle, type IdentityKeys, msgIdOf, type PreKeyBundleKeys } from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
+import { refuseDowngrade, rememberPostQuantum } from "./downgrade.js";
 import { ClientError } from "./errors.js";
 import { decryptFrom, type InboundContext, type ReceivedMessage } from "./inbound.js";
 import { KtCheck, type KtEvidence } from "./kt.js";
@@ -12,8 +13,8 @@ import {
   type ResolvedOptions,
   resolveOptions,
 } from "./options.js";
-import { addOneTimePreKeys } from "./prekeys.js";
-import { encryptOnActive, withNewSession } from "./sessions.js";
+import { addKemPreKeys, addOneTimePreKeys, kemEntry, kemLastResortPreKeyOf } from "./prekeys.js";
+import { encryptOnActive, sessionOf, withNewSession } from "./sessions.js";
 import {
   currentSignedPreKey,
   dictionary,
@@ -54,6 +55,17 @@ export interface KeysStatus {
   oneTimePreKeysOnServer: number;
   oneTimePreKeysLocal: number;
   signedPreKeyId: number;
+  /** One-time ML-KEM prekeys left on the server (the last-resort key not counted). */
+  kemPreKeysOnServer: number;
+  /** One-time ML-KEM prekeys whose seeds are held here. */
+  kemPreKeysLocal: number;
+}
+
+/** The session with a peer, as `session()` describes it. */
+export interface SessionInfo {
+  address: string;
+  /** True when the active session was set up with PQXDH (an ML-KEM-1024 prekey), not X3DH. */
+  postQuantum: boolean;
 }
 
 export interface ReceiveOptions {
@@ -283,16 +295,38 @@ export class SvcClient {
 
   async keysStatus(): Promise<KeysStatus> {
     const state = this.#requireState();
-    const { count } = await this.api.keysCount(state.address);
+    const { count, kemCount } = await this.api.keysCount(state.address);
     return {
       address: state.address,
       oneTimePreKeysOnServer: count,
       oneTimePreKeysLocal: Object.keys(state.oneTimePreKeys).length,
       signedPreKeyId: currentSignedPreKey(state).keyId,
+      kemPreKeysOnServer: kemCount,
+      kemPreKeysLocal: Object.keys(state.kemPreKeys ?? {}).length,
     };
   }
 
-  /** Tops the server's one-time prekeys up to `prekeys.target`; the number uploaded. */
+  /**
+   * The active session with `address`: whether PQXDH set it up. Nothing is fetched; ClientError
+   * NO_SESSION when no message was sent to or received from `address` yet.
+   */
+  async session(address: string): Promise<SessionInfo> {
+    const peer = addressArgument(address, "address");
+    const active = this.#requireState().sessions[peer]?.[0];
+    if (active === undefined) {
+      throw new ClientError(
+        "NO_SESSION",
+        `there is no session with ${peer} yet: the first message sent to or received from ${peer} sets one up`,
+      );
+    }
+    return { address: peer, postQuantum: sessionOf(active).postQuantum };
+  }
+
+  /**
+   * Tops the server's one-time prekeys (EC and ML-KEM alike) up to `prekeys.target`, and uploads
+   * a last-resort KEM prekey if the server was never given one; the number of EC one-time
+   * prekeys uploaded.
+   */
   replenishPrekeys(): Promise<number> {
     return this.#change(() => this.#replenish(true));
   }
@@ -390,6 +424,10 @@ export class SvcClient {
   async #register(state: StoredState): Promise<void> {
     const signedPreKey = currentSignedPreKey(state);
     const key = decodeBase64(state.identity.signingSeed, 32);
+    // KEM seeds are kept, not their 1568-byte public keys: a retry uploads fresh one-time ones.
+    const lastResort = kemLastResortPreKeyOf(state);
+    const kemPreKeys = addKemPreKeys(state, Math.min(this.#options.prekeys.target, REGISTER_BATCH));
+    await this.#persist();
     await this.api.keysRegister(
       {
         address: state.address,
@@ -403,9 +441,12 @@ export class SvcClient {
         oneTimePreKeys: Object.entries(state.oneTimePreKeys)
           .slice(0, REGISTER_BATCH)
           .map(([keyId, { publicKey }]) => ({ keyId: Number(keyId), publicKey })),
+        kemLastResortPreKey: kemEntry(lastResort),
+        kemPreKeys,
       },
       key,
     );
+    lastResort.uploaded = true;
     await this.api.inboxRegister(
       { address: state.address, signingPublicKey: state.identity.identitySigningKey },
       key,
@@ -417,17 +458,32 @@ export class SvcClient {
   async #replenish(force: boolean): Promise<number> {
     const state = this.#requireState();
     const { target, threshold } = this.#options.prekeys;
-    const { count } = await this.api.keysCount(state.address);
-    if (!force && count >= threshold) return 0;
+    const { count, kemCount } = await this.api.keysCount(state.address);
+    const upgrade = state.kemLastResortPreKey?.uploaded !== true;
+    if (!force && !upgrade && count >= threshold && kemCount >= threshold) return 0;
     let uploaded = 0;
-    while (count + uploaded < target) {
-      const keys = addOneTimePreKeys(state, Math.min(REGISTER_BATCH, target - count - uploaded));
+    let kemUploaded = 0;
+    let lastResort = upgrade ? kemLastResortPreKeyOf(state) : undefined;
+    while (count + uploaded < target || kemCount + kemUploaded < target || lastResort) {
+      const keys = addOneTimePreKeys(state, batch(target - count - uploaded));
+      const kemKeys = addKemPreKeys(state, batch(target - kemCount - kemUploaded));
       await this.#persist();
       await this.api.keysReplenish(
-        { address: state.address, oneTimePreKeys: keys },
+        {
+          address: state.address,
+          ...(keys.length ? { oneTimePreKeys: keys } : {}),
+          ...(kemKeys.length ? { kemPreKeys: kemKeys } : {}),
+          ...(lastResort ? { kemLastResortPreKey: kemEntry(lastResort) } : {}),
+        },
         this.#signingKey(),
       );
+      if (lastResort) {
+        lastResort.uploaded = true;
+        await this.#persist();
+        lastResort = undefined;
+      }
       uploaded += keys.length;
+      kemUploaded += kemKeys.length;
     }
     return uploaded;
   }
@@ -493,11 +549,15 @@ export class SvcClient {
         await this.#persist();
         throw identityChanged(address, trusted, seen, "now the directory has");
       }
+      rememberPostQuantum(state, address, fetched.json);
     }
     return fetched;
   }
 
-  /** A bundle, KT-verified unless KT is off, checked to decode. */
+  /**
+   * A bundle, KT-verified unless KT is off, checked to decode; PQ_DOWNGRADE when it has no KEM
+   * prekey and the KT leaf, or an earlier bundle of the same identity, says it must.
+   */
   async #verifiedBundle(
     address: string,
   ): Promise<{ keys: PreKeyBundleKeys; json: ApiAnswer<"keysBundle"> }> {
@@ -510,6 +570,7 @@ export class SvcClient {
         cause: error,
       });
     }
+    if (this.#state) refuseDowngrade(this.#state, address, json);
     return { keys, json };
   }
 
@@ -602,6 +663,9 @@ export class SvcClient {
 
 /** One-time prekeys per register or replenish request (the server's cap, D5). */
 const REGISTER_BATCH = 100;
+
+/** How many of `missing` keys one request carries. */
+const batch = (missing: number): number => Math.max(0, Math.min(REGISTER_BATCH, missing));
 
 function identityInfo(state: StoredState): IdentityInfo {
   return {

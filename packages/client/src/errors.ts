@@ -21,6 +21,14 @@ export type ClientErrorCode =
   | "IDENTITY_CHANGED"
   /** safetyNumber() for a peer whose identity keys this client has not learnt yet. */
   | "PEER_UNKNOWN"
+  /** session() for a peer with no session yet (no message sent to or received from it). */
+  | "NO_SESSION"
+  /**
+   * A peer's bundle comes without the ML-KEM prekey it must carry: its KT leaf commits a KEM key,
+   * or the peer was served with one before under the same identity keys. Sending would fall back
+   * to classic X3DH, which a server must not be able to force; nothing is sent.
+   */
+  | "PQ_DOWNGRADE"
   /** A server answer that is not what the protocol schema says. */
   | "BAD_RESPONSE"
   /** The server did not answer (or a bridge did not open) in time. */

@@ -2,6 +2,7 @@ import { decodeBase64, encodeBase64, isValidAddress, normalizeAddress } from "@s
 import { type IdentityKeys, msgIdOf, RATCHET_ENVELOPE_TYPE } from "@svc/protocol";
 import {
   type Identity,
+  PQXDH_PREKEY_MESSAGE_KIND,
   PREKEY_MESSAGE_KIND,
   RatchetError,
   respondToFirstMessage,
@@ -44,7 +45,7 @@ export interface InboundContext {
   directoryBundle(address: string): Promise<StoredBundle>;
 }
 
-/** Offsets of the sender's identity keys in a prekey envelope (docs/protocol.md §11). */
+/** Offsets of the sender's identity keys in a prekey envelope, X3DH or PQXDH (docs/protocol.md §11). */
 const SENDER_KEYS = { signing: 2, dh: 34, end: 66 } as const;
 
 /**
@@ -199,11 +200,12 @@ export function storedMessage(
   return { from, plaintext: decodeBase64(plaintext), msgId, receivedAt };
 }
 
+/** A first message: X3DH (kind 0x02) or PQXDH (0x03), the sender's identity keys in front. */
 function isPreKeyEnvelope(bytes: Uint8Array): boolean {
   return (
     bytes.length > SENDER_KEYS.end &&
     bytes[0] === RATCHET_ENVELOPE_TYPE &&
-    bytes[1] === PREKEY_MESSAGE_KIND
+    (bytes[1] === PREKEY_MESSAGE_KIND || bytes[1] === PQXDH_PREKEY_MESSAGE_KIND)
   );
 }
 

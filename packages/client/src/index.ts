@@ -16,6 +16,7 @@ export {
   type KeysStatus,
   type KtVerification,
   type ReceiveOptions,
+  type SessionInfo,
   SvcClient,
 } from "./client.js";
 export { ClientError, type ClientErrorCode, type IdentityChange } from "./errors.js";
@@ -37,6 +38,7 @@ export {
   type PeerKeys,
   STATE_VERSION,
   type StoredBundle,
+  type StoredKemPreKey,
   type StoredPreKey,
   type StoredState,
   type UnackedMessage,

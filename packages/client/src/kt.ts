@@ -8,6 +8,7 @@ import {
 } from "@svc/kt-verify";
 import { SvcError } from "@svc/protocol";
 import type { ApiAnswer, SvcApi } from "./api.js";
+import { pqDowngrade } from "./downgrade.js";
 import { ClientError } from "./errors.js";
 import type { KtPin } from "./state.js";
 
@@ -85,7 +86,8 @@ export class KtCheck {
    * Checks a 200 bundle answer's ktProof for `address`: undefined when KT is off ("off", or
    * "auto" on a server without KT and nothing pinned); ClientError KT_VERIFICATION_FAILED when
    * the proof does not show exactly the bundle's keys, or (witness policy) its tree head lacks
-   * the witnesses' cosignatures.
+   * the witnesses' cosignatures; PQ_DOWNGRADE when the proof commits a last-resort KEM key and
+   * the bundle carries no KEM prekey.
    */
   async verifyBundle(
     address: string,
@@ -102,6 +104,9 @@ export class KtCheck {
       return { treeSize: verified.sth.treeSize, leafIndex: verified.leafIndex ?? 0 };
     } catch (error) {
       if (!(error instanceof KtVerifyError)) throw error;
+      if (error.code === "KT_KEM_MISSING") {
+        throw pqDowngrade(address, "its key-transparency leaf commits one", error);
+      }
       throw new ClientError(
         "KT_VERIFICATION_FAILED",
         `the bundle of ${address} fails key transparency (${error.code}): ${error.message}`,

@@ -21,6 +21,8 @@ describe("one-time prekey replenishment", () => {
       oneTimePreKeysOnServer: 10,
       oneTimePreKeysLocal: 10,
       signedPreKeyId: 1,
+      kemPreKeysOnServer: 10,
+      kemPreKeysLocal: 10,
     });
 
     // Five bundles leave five: not below the threshold, so a batch changes nothing.

@@ -8,6 +8,11 @@ import { RatchetError, type RatchetErrorCode, Session } from "@svc/ratchet";
  */
 export const MAX_SESSIONS_PER_PEER = 5;
 
+/** A session as the state keeps it (Session.serialize(), base64). */
+export function sessionOf(stored: string): Session {
+  return Session.deserialize(decodeBase64(stored));
+}
+
 /** The next envelope on the peer's active session (the first of `sessions`). */
 export function encryptOnActive(
   sessions: string[],
@@ -15,7 +20,7 @@ export function encryptOnActive(
 ): { envelope: Uint8Array; sessions: string[] } | undefined {
   const [active, ...older] = sessions;
   if (active === undefined) return undefined;
-  const session = Session.deserialize(decodeBase64(active));
+  const session = sessionOf(active);
   const envelope = session.encrypt(plaintext);
   return { envelope, sessions: [encodeBase64(session.serialize()), ...older] };
 }
@@ -32,7 +37,7 @@ export type SessionsDecryption =
 export function decryptOnSessions(sessions: string[], envelope: Uint8Array): SessionsDecryption {
   const codes: RatchetErrorCode[] = [];
   for (const [index, stored] of sessions.entries()) {
-    const session = Session.deserialize(decodeBase64(stored));
+    const session = sessionOf(stored);
     try {
       const plaintext = session.decrypt(envelope);
       const others = sessions.filter((_, i) => i !== index);

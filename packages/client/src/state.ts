@@ -29,6 +29,18 @@ export interface StoredState {
   oneTimePreKeys: Record<string, { publicKey: string; privateKey: string }>;
   /** keyIds are never reused (docs/protocol.md §7: a consumed keyId may be uploaded again). */
   nextOneTimePreKeyId: number;
+  /**
+   * The ML-KEM-1024 last-resort prekey (PQXDH), with `uploaded` once the server has taken it.
+   * Absent in states written before KEM prekeys: the next replenish creates and uploads one.
+   */
+  kemLastResortPreKey?: StoredKemPreKey;
+  /**
+   * One-time ML-KEM-1024 prekeys by keyId: their 64-byte keygen seeds (base64), handed out by the
+   * server or still queued there. Absent in states written before KEM prekeys.
+   */
+  kemPreKeys?: Record<string, string>;
+  /** KEM keyIds (one-time and last-resort alike) are never reused either. */
+  nextKemPreKeyId?: number;
   /** Ratchet sessions (Session.serialize(), base64) by peer address, the active one first. */
   sessions: Record<string, string[]>;
   /**
@@ -47,6 +59,11 @@ export interface StoredState {
    * from it instead of fetching another (which would use up another one-time prekey).
    */
   unusedBundles?: Record<string, StoredBundle>;
+  /**
+   * Peers the directory once served with a KEM prekey under their trusted identity keys: a bundle
+   * of theirs without one is a downgrade to classic X3DH, refused (PQ_DOWNGRADE).
+   */
+  postQuantumPeers?: Record<string, true>;
   /** The pinned KT log and the last STH verified; null while the server was not seen with KT. */
   kt: KtPin | null;
   /** Bridge cursor: the receivedAt of the last envelope processed. */
@@ -72,6 +89,18 @@ export type ChangedPeer = PeerKeys;
 export interface StoredBundle extends PeerKeys {
   signedPreKey: { keyId: number; publicKey: string; signature: string };
   oneTimePreKey?: { keyId: number; publicKey: string };
+  kemPreKey?: { keyId: number; publicKey: string; signature: string; lastResort: boolean };
+}
+
+/** The last-resort KEM prekey: its keygen seed, and what is uploaded. */
+export interface StoredKemPreKey {
+  keyId: number;
+  /** The 64-byte ML-KEM keygen seed d || z, base64. */
+  seed: string;
+  publicKey: string;
+  signature: string;
+  /** True once a register or replenish carrying it was answered. */
+  uploaded: boolean;
 }
 
 export interface StoredPreKey {
@@ -127,6 +156,19 @@ const StoredStateSchema = v.object({
   ),
   oneTimePreKeys: v.record(v.string(), v.object({ publicKey: base64, privateKey: base64 })),
   nextOneTimePreKeyId: count,
+  // Optional: states written before KEM prekeys have none, and still load.
+  kemLastResortPreKey: v.optional(
+    v.object({
+      keyId: count,
+      seed: base64,
+      publicKey: base64,
+      signature: base64,
+      uploaded: v.boolean(),
+    }),
+  ),
+  kemPreKeys: v.optional(v.record(v.string(), base64)),
+  nextKemPreKeyId: v.optional(count),
+  postQuantumPeers: v.optional(v.record(v.string(), v.literal(true))),
   sessions: v.record(v.string(), v.array(base64)),
   peers: v.record(v.string(), v.object({ identitySigningKey: base64, identityDHKey: base64 })),
   changedPeers: v.optional(
@@ -146,6 +188,9 @@ const StoredStateSchema = v.object({
         identityDHKey: base64,
         signedPreKey: v.object({ keyId: count, publicKey: base64, signature: base64 }),
         oneTimePreKey: v.optional(v.object({ keyId: count, publicKey: base64 })),
+        kemPreKey: v.optional(
+          v.object({ keyId: count, publicKey: base64, signature: base64, lastResort: v.boolean() }),
+        ),
       }),
     ),
   ),
@@ -177,6 +222,8 @@ export function parseState(json: unknown): StoredState {
       peers: dictionary(state.peers),
       ...(state.changedPeers ? { changedPeers: dictionary(state.changedPeers) } : {}),
       ...(state.unusedBundles ? { unusedBundles: dictionary(state.unusedBundles) } : {}),
+      ...(state.kemPreKeys ? { kemPreKeys: dictionary(state.kemPreKeys) } : {}),
+      ...(state.postQuantumPeers ? { postQuantumPeers: dictionary(state.postQuantumPeers) } : {}),
       unacked: dictionary(state.unacked),
     };
   }

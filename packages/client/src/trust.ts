@@ -1,6 +1,7 @@
 import { decodeBase64 } from "@svc/canonical";
 import type { IdentityKeys } from "@svc/protocol";
 import type { ApiAnswer } from "./api.js";
+import { forgetPostQuantum, rememberPostQuantum } from "./downgrade.js";
 import { ClientError } from "./errors.js";
 import { identityFingerprint, safetyNumber } from "./safety-number.js";
 import { dictionary, type PeerKeys, type StoredBundle, type StoredState } from "./state.js";
@@ -52,6 +53,7 @@ export function storedBundle(json: ApiAnswer<"keysBundle">): StoredBundle {
     identityDHKey: json.identityDHKey,
     signedPreKey: { ...json.signedPreKey },
     ...(json.oneTimePreKey ? { oneTimePreKey: { ...json.oneTimePreKey } } : {}),
+    ...(json.kemPreKey ? { kemPreKey: { ...json.kemPreKey } } : {}),
   };
 }
 
@@ -127,6 +129,7 @@ export async function trustPeer(
   const fingerprint = fingerprintOf(bundle);
   const hasSession = (state.sessions[peer]?.length ?? 0) > 0;
   if (trusted !== undefined && sameKeys(trusted, bundle)) {
+    rememberPostQuantum(state, peer, bundle);
     // A bundle no session will start from is dropped (its one-time prekey is spent anyway).
     if (hasSession) delete state.unusedBundles?.[peer];
     else keepBundle(state, peer, bundle);
@@ -137,6 +140,8 @@ export async function trustPeer(
     identityDHKey: bundle.identityDHKey,
   };
   delete state.sessions[peer];
+  forgetPostQuantum(state, peer);
+  rememberPostQuantum(state, peer, bundle);
   keepBundle(state, peer, bundle);
   return {
     address: peer,

@@ -35,9 +35,26 @@ export async function startRestartableServer(
  * A server that lies: it relays plain requests to `upstream` but answers every prekey bundle with
  * another identity DH key, which the bundle's key-transparency proof does not cover.
  */
-export async function startLyingProxy(
+export function startLyingProxy(upstream: string, closers: Closer[]): Promise<{ url: string }> {
+  return startBundleProxy(upstream, closers, (bundle) => ({
+    ...bundle,
+    identityDHKey: Buffer.alloc(32, 7).toString("base64"),
+  }));
+}
+
+/** A server that relays to `upstream` but serves every bundle without its ML-KEM prekey. */
+export function startDowngradingProxy(
   upstream: string,
   closers: Closer[],
+): Promise<{ url: string }> {
+  return startBundleProxy(upstream, closers, ({ kemPreKey: _, ...bundle }) => bundle);
+}
+
+/** A server that relays plain requests to `upstream`, each prekey bundle through `rewrite`. */
+async function startBundleProxy(
+  upstream: string,
+  closers: Closer[],
+  rewrite: (bundle: Record<string, unknown>) => Record<string, unknown>,
 ): Promise<{ url: string }> {
   const proxy = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -48,9 +65,7 @@ export async function startLyingProxy(
     const answer = await fetch(`${upstream}${req.url}`, { method: req.method, headers, body });
     let text = await answer.text();
     if (answer.ok && req.url?.startsWith("/v1/keys/bundle/")) {
-      const bundle = JSON.parse(text) as { identityDHKey: string };
-      bundle.identityDHKey = Buffer.alloc(32, 7).toString("base64");
-      text = JSON.stringify(bundle);
+      text = JSON.stringify(rewrite(JSON.parse(text) as Record<string, unknown>));
     }
     res.writeHead(answer.status, { "content-type": "application/json" }).end(text);
   });

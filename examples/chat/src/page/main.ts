@@ -77,8 +77,9 @@ async function openIdentity(client: SvcClient, address: string): Promise<string>
 /** Live delivery: WebSocket, else SSE, else long-poll, reconnecting; the transport is shown. */
 function listen(client: SvcClient): void {
   const subscription = client.subscribe(
-    (message: ReceivedMessage) => {
-      show("received", `${message.from}: ${decoder.decode(message.plaintext)}`);
+    async (message: ReceivedMessage) => {
+      const postQuantum = await isPostQuantum(client, message.from);
+      show("received", `${message.from}: ${decoder.decode(message.plaintext)}`, postQuantum);
     },
     { onTransport: (transport) => (page.transport.textContent = TRANSPORT_NAMES[transport]) },
   );
@@ -98,7 +99,7 @@ async function send(client: SvcClient): Promise<void> {
   page.status.textContent = "";
   try {
     await client.send(to, encoder.encode(text));
-    show("sent", `to ${to}: ${text}`);
+    show("sent", `to ${to}: ${text}`, await isPostQuantum(client, to));
     page.message.value = "";
   } catch (error) {
     showProblem(error);
@@ -107,9 +108,24 @@ async function send(client: SvcClient): Promise<void> {
   }
 }
 
-function show(direction: "sent" | "received", line: string): void {
+/** Whether the session a message went over was set up with PQXDH (ML-KEM-1024 and X25519). */
+async function isPostQuantum(client: SvcClient, peer: string): Promise<boolean> {
+  try {
+    return (await client.session(peer)).postQuantum;
+  } catch (error) {
+    if (error instanceof ClientError && error.code === "NO_SESSION") return false;
+    throw error;
+  }
+}
+
+/** A message line; one over a post-quantum session is marked so (the mark is the page's CSS). */
+function show(direction: "sent" | "received", line: string, postQuantum: boolean): void {
   const item = document.createElement("li");
   item.className = direction;
+  item.classList.toggle("post-quantum", postQuantum);
+  item.title = postQuantum
+    ? "post-quantum session (PQXDH: X25519 and ML-KEM-1024)"
+    : "classic session (X3DH: X25519 only)";
   item.textContent = line;
   page.messages.append(item);
 }

@@ -361,13 +361,50 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
       );
       const first = await r.respondToFirstMessage(bob, store, envelope);
       const reply = aliceSession.decrypt(first.session.encrypt(utf8.encode("hello alice")));
+
+      // PQXDH, as the browser sets it up with a peer that has an ML-KEM-1024 prekey.
+      const kemPreKey = r.createKemPreKey(bob, 7);
+      store.addKemPreKey({ keyId: kemPreKey.keyId, seed: kemPreKey.seed, lastResort: true });
+      const pq = await r.initiateSession(
+        alice,
+        {
+          identitySigningKey: bob.identitySigningKey,
+          identityDHKey: bob.identityDHKey,
+          signedPreKey: {
+            keyId: signedPreKey.keyId,
+            publicKey: signedPreKey.publicKey,
+            signature: signedPreKey.signature,
+          },
+          kemPreKey: {
+            keyId: kemPreKey.keyId,
+            publicKey: kemPreKey.publicKey,
+            signature: kemPreKey.signature,
+            lastResort: true,
+          },
+        },
+        utf8.encode("hello bob, post-quantum"),
+      );
+      const pqFirst = await r.respondToFirstMessage(bob, store, pq.envelope);
+      const pqReply = pq.session.decrypt(pqFirst.session.encrypt(utf8.encode("hello alice")));
       return {
         first: text.decode(first.plaintext),
         reply: text.decode(reply),
         oneTimePreKeyUsed: store.oneTimePreKeyCount === 0,
+        classic: [aliceSession.postQuantum, first.postQuantum],
+        pqFirst: text.decode(pqFirst.plaintext),
+        pqReply: text.decode(pqReply),
+        postQuantum: [pq.session.postQuantum, pqFirst.postQuantum, pqFirst.session.postQuantum],
       };
     },
-    expected: () => ({ first: "hello bob", reply: "hello alice", oneTimePreKeyUsed: true }),
+    expected: () => ({
+      first: "hello bob",
+      reply: "hello alice",
+      oneTimePreKeyUsed: true,
+      classic: [false, false],
+      pqFirst: "hello bob, post-quantum",
+      pqReply: "hello alice",
+      postQuantum: [true, true, true],
+    }),
   }),
 
   // @svc/protocol/transfer: the spec's D9 vector is sealed and opened in the page.
