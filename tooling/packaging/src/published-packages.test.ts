@@ -182,6 +182,15 @@ describe("the svc binary, installed from its tarball outside the workspace", () 
       stderr:
         "svc: error: svc db move needs the prekey server's tables (@svc/server-schema): run it where the server is installed\n",
     });
+    const json = await npxSvc(["db", "move", "--from", join(project.dir, "no-data"), "--json"], {
+      DATABASE_URL: "postgres://127.0.0.1:1/none",
+    });
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: "SERVER_TABLES_MISSING",
+      message:
+        "svc db move needs the prekey server's tables (@svc/server-schema): run it where the server is installed",
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { MoveRefused, moveEmbeddedDatabase } from "@svc/db";
 import { type Program, readCommandLine } from "../command-line.js";
 import { EXIT } from "../exit.js";
-import { serverTables } from "./server-tables.js";
+import { ServerTablesMissing, serverTables } from "./server-tables.js";
 
 /** The prekey server's KT key files in its SVC_DATA_DIR, which the database does not hold. */
 const KT_KEY_FILE = "kt-signing-key";
@@ -26,7 +26,8 @@ The KT keys are not in the database: the server on PostgreSQL needs the same sig
 keys, as SVC_KT_SIGNING_KEY and SVC_KT_VRF_KEY or as <data dir>/${KT_KEY_FILE} and
 <data dir>/${KT_VRF_KEY_FILE}.
 
-exit status: 0 moved, 1 failed (nothing committed), 2 usage error,
+exit status: 0 moved, 1 failed (nothing committed; also when the prekey server's tables,
+             @svc/server-schema, are not installed beside svc), 2 usage error,
              3 refused (no embedded database or still open, target not empty, row counts
                differ; nothing committed)`;
 
@@ -81,7 +82,8 @@ export async function runDbCli(
       problem(error.code, error.message);
       return EXIT.refused;
     }
-    problem("FAILED", error instanceof Error ? error.message : String(error));
+    const code = error instanceof ServerTablesMissing ? error.code : "FAILED";
+    problem(code, error instanceof Error ? error.message : String(error));
     return EXIT.failure;
   }
 }
