@@ -1,4 +1,5 @@
-import { createMetricsRegistry } from "@svc/http";
+import { createMetricsRegistry, type MetricsRegistry } from "@svc/http";
+import { Gauge } from "prom-client";
 
 /** Every metric the server exports, on a registry of its own (one per app instance). */
 export function createMetrics() {
@@ -30,6 +31,42 @@ export function createMetrics() {
     envelopesDelivered: counter("svc_bridge_envelopes_delivered_total", "Envelopes delivered", [
       "transport",
     ]),
+    kemPreKeysServed: counter(
+      "svc_kem_prekeys_served_total",
+      "ML-KEM prekeys served in bundles, by kind (one_time, last_resort)",
+      ["kind"],
+    ),
+    kemPreKeysLeft: sampledGauge(
+      metrics.registry,
+      "svc_kem_prekeys_left",
+      "One-time ML-KEM prekeys queued in the directory over all addresses, read at each scrape",
+    ),
+  };
+}
+
+/**
+ * A gauge whose value is read from `sample` (once set) at each scrape. A failed read keeps the
+ * last value: the metrics page stays up while the database is not.
+ */
+function sampledGauge(registry: MetricsRegistry["registry"], name: string, help: string) {
+  let sample: (() => Promise<number>) | undefined;
+  new Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      if (!sample) return;
+      try {
+        this.set(await sample());
+      } catch {
+        // Kept: the last value read.
+      }
+    },
+  });
+  return {
+    sampleWith(read: () => Promise<number>): void {
+      sample = read;
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { createPrekeyDirectory, type PrekeyDirectory } from "./directory.js";
 import { PrekeyError } from "./errors.js";
 import { prekeysMigrations } from "./schema.js";
 import { oneTimePreKeys, registration, seed } from "./test-support/identities.js";
+import type { OneTimePreKey } from "./types.js";
 
 let storage: Storage;
 let directory: PrekeyDirectory;
@@ -18,13 +19,27 @@ afterEach(async () => {
 
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
+/** Appends one-time prekeys only, as a classic replenish does; the queue length afterwards. */
+async function append(address: string, key: Uint8Array, entries: OneTimePreKey[]) {
+  return (await directory.replenish(address, key, { oneTimePreKeys: entries }, 2000)).remaining;
+}
+
+async function count(of: PrekeyDirectory, address: string): Promise<number> {
+  return (await of.countPrekeys(address)).count;
+}
+
 describe("prekey directory", () => {
   it("creates an identity once, then updates it", async () => {
     const first = await directory.registerIdentity(registration("alice", "a", [1, 2]), 1000);
-    expect(first).toEqual({ created: true, remaining: 2 });
+    expect(first).toEqual({ created: true, remaining: 2, kemRemaining: 0, kemKeyChanged: false });
     const again = registration("alice", "a", [3]);
     again.signedPreKey = { ...again.signedPreKey, keyId: 9 };
-    expect(await directory.registerIdentity(again, 2000)).toEqual({ created: false, remaining: 3 });
+    expect(await directory.registerIdentity(again, 2000)).toEqual({
+      created: false,
+      remaining: 3,
+      kemRemaining: 0,
+      kemKeyChanged: false,
+    });
     const stored = await directory.findIdentity("alice");
     expect(stored?.signedPreKey.keyId).toBe(9);
     expect(stored?.identitySigningKey).toEqual(again.identitySigningKey);
@@ -48,11 +63,7 @@ describe("prekey directory", () => {
 
   it("hands out one-time prekeys by arrival, not keyId, then none", async () => {
     await directory.registerIdentity(registration("alice", "a", [7, 3]), 1000);
-    await directory.appendOneTimePrekeys(
-      "alice",
-      registration("alice", "a").identitySigningKey,
-      oneTimePreKeys("a", [1]),
-    );
+    await append("alice", registration("alice", "a").identitySigningKey, oneTimePreKeys("a", [1]));
     const ids = [];
     for (let i = 0; i < 4; i++)
       ids.push((await directory.fetchBundle("alice"))?.oneTimePreKey?.keyId);
@@ -60,7 +71,7 @@ describe("prekey directory", () => {
     const bundle = await directory.fetchBundle("alice");
     expect(bundle?.signedPreKey.keyId).toBe(1);
     expect(bundle && "oneTimePreKey" in bundle).toBe(false);
-    expect(await directory.countPrekeys("alice")).toBe(0);
+    expect(await count(directory, "alice")).toBe(0);
   });
 
   it("returns the public keys as stored", async () => {
@@ -80,9 +91,9 @@ describe("prekey directory", () => {
   it("answers nothing for an unregistered address", async () => {
     expect(await directory.fetchBundle("nobody")).toBeUndefined();
     expect(await directory.findIdentity("nobody")).toBeUndefined();
-    expect(await directory.countPrekeys("nobody")).toBe(0);
+    expect(await count(directory, "nobody")).toBe(0);
     const key = registration("nobody", "n").identitySigningKey;
-    await expect(directory.appendOneTimePrekeys("nobody", key, [])).rejects.toMatchObject({
+    await expect(append("nobody", key, [])).rejects.toMatchObject({
       code: "SVC_NOT_REGISTERED",
     });
     await expect(directory.deleteIdentity("nobody", key)).rejects.toMatchObject({
@@ -93,37 +104,27 @@ describe("prekey directory", () => {
   it("skips re-uploads, rejects conflicts and caps the queue at 1000", async () => {
     const key = registration("alice", "a").identitySigningKey;
     await directory.registerIdentity(registration("alice", "a", range(0, 100)), 1000);
-    expect(
-      await directory.appendOneTimePrekeys("alice", key, oneTimePreKeys("a", range(50, 150))),
-    ).toBe(150);
-    await expect(
-      directory.appendOneTimePrekeys("alice", key, oneTimePreKeys("other", [3])),
-    ).rejects.toMatchObject({ code: "SVC_BAD_REQUEST" });
+    expect(await append("alice", key, oneTimePreKeys("a", range(50, 150)))).toBe(150);
+    await expect(append("alice", key, oneTimePreKeys("other", [3]))).rejects.toMatchObject({
+      code: "SVC_BAD_REQUEST",
+    });
     for (let from = 150; from < 1000; from += 100) {
-      await directory.appendOneTimePrekeys(
-        "alice",
-        key,
-        oneTimePreKeys("a", range(from, Math.min(from + 100, 1000))),
-      );
+      await append("alice", key, oneTimePreKeys("a", range(from, Math.min(from + 100, 1000))));
     }
-    expect(await directory.countPrekeys("alice")).toBe(1000);
-    await expect(
-      directory.appendOneTimePrekeys("alice", key, oneTimePreKeys("a", [1000])),
-    ).rejects.toMatchObject({ code: "SVC_BAD_REQUEST" });
+    expect(await count(directory, "alice")).toBe(1000);
+    await expect(append("alice", key, oneTimePreKeys("a", [1000]))).rejects.toMatchObject({
+      code: "SVC_BAD_REQUEST",
+    });
     // A re-upload of queued keys adds nothing, so it passes even with a full queue.
-    expect(await directory.appendOneTimePrekeys("alice", key, oneTimePreKeys("a", [0, 1]))).toBe(
-      1000,
-    );
-    expect(await directory.countPrekeys("alice")).toBe(1000);
+    expect(await append("alice", key, oneTimePreKeys("a", [0, 1]))).toBe(1000);
+    expect(await count(directory, "alice")).toBe(1000);
   });
 
   it("lets a consumed keyId be uploaded again", async () => {
     const key = registration("alice", "a").identitySigningKey;
     await directory.registerIdentity(registration("alice", "a", [1]), 1000);
     await directory.fetchBundle("alice");
-    expect(await directory.appendOneTimePrekeys("alice", key, oneTimePreKeys("other", [1]))).toBe(
-      1,
-    );
+    expect(await append("alice", key, oneTimePreKeys("other", [1]))).toBe(1);
   });
 
   it("rejects a whole request when one entry breaks a rule", async () => {
@@ -133,7 +134,7 @@ describe("prekey directory", () => {
     await expect(directory.registerIdentity(bad, 2000)).rejects.toMatchObject({
       code: "SVC_BAD_REQUEST",
     });
-    expect(await directory.countPrekeys("alice")).toBe(1);
+    expect(await count(directory, "alice")).toBe(1);
   });
 
   it("serializes concurrent appends so the cap holds", async () => {
@@ -141,15 +142,11 @@ describe("prekey directory", () => {
     await directory.registerIdentity(registration("alice", "a"), 1000);
     const results = await Promise.allSettled(
       range(0, 12).map((n) =>
-        directory.appendOneTimePrekeys(
-          "alice",
-          key,
-          oneTimePreKeys("a", range(n * 100, n * 100 + 100)),
-        ),
+        append("alice", key, oneTimePreKeys("a", range(n * 100, n * 100 + 100))),
       ),
     );
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(10);
-    expect(await directory.countPrekeys("alice")).toBe(1000);
+    expect(await count(directory, "alice")).toBe(1000);
   });
 
   it("registers and fills many queues at once", async () => {
@@ -167,15 +164,11 @@ describe("prekey directory", () => {
         for (let from = 100; from < 500; from += 100) {
           // As the routes do: a lookup outside a transaction, then the write.
           await directory.findIdentity(address);
-          await directory.appendOneTimePrekeys(
-            address,
-            reg.identitySigningKey,
-            prekeys(address, from),
-          );
+          await append(address, reg.identitySigningKey, prekeys(address, from));
         }
       }),
     );
-    const counts = await Promise.all(addresses.map((a) => directory.countPrekeys(a)));
+    const counts = await Promise.all(addresses.map((a) => count(directory, a)));
     expect(counts).toEqual(addresses.map(() => 500));
   });
 
@@ -188,7 +181,7 @@ describe("prekey directory", () => {
     expect((await directory.deleteIdentity("alice", reg.identitySigningKey)).identityDHKey).toEqual(
       reg.identityDHKey,
     );
-    expect(await directory.countPrekeys("alice")).toBe(0);
+    expect(await count(directory, "alice")).toBe(0);
     expect(await directory.fetchBundle("alice")).toBeUndefined();
     expect((await directory.registerIdentity(registration("alice", "b"), 3000)).created).toBe(true);
   });
@@ -205,7 +198,7 @@ describe("prekey directory", () => {
     const bundles = await Promise.all(range(0, 150).map(() => directory.fetchBundle("alice")));
     const handed = bundles.flatMap((b) => (b?.oneTimePreKey ? [b.oneTimePreKey.keyId] : []));
     expect(new Set(handed).size).toBe(handed.length);
-    expect(handed.length + (await directory.countPrekeys("alice"))).toBe(100);
+    expect(handed.length + (await count(directory, "alice"))).toBe(100);
     expect(handed).toHaveLength(100);
   });
 
@@ -227,6 +220,6 @@ describe("prekey directory", () => {
     ]);
     expect(bundles[6]?.identitySigningKey).toEqual(bundles[0]?.identitySigningKey);
     expect(bundles[4]?.signedPreKey).toEqual(bundles[1]?.signedPreKey);
-    expect(await batched.countPrekeys("alice")).toBe(0);
+    expect(await count(batched, "alice")).toBe(0);
   });
 });

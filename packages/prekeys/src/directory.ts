@@ -1,38 +1,55 @@
 import { equalBytes } from "@svc/canonical";
-import { type Database, plainBytes } from "@svc/db";
+import { type Database, plainBytes, preparedRows } from "@svc/db";
 import { createBatcher } from "@svc/node-kit";
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { popBundles } from "./bundle-pop.js";
 import { PrekeyError } from "./errors.js";
 import { requireSameIdentity } from "./identity-rules.js";
-import { planAppend } from "./queue-rules.js";
-import { identities, oneTimePrekeys } from "./schema.js";
+import { KEM_QUEUE, planAppend } from "./queue-rules.js";
+import { identities, oneTimeKemPrekeys, oneTimePrekeys } from "./schema.js";
 import type {
   Identity,
-  OneTimePreKey,
+  KemPreKey,
   PreKeyBundle,
+  PreKeyUpload,
+  PrekeyCounts,
   RegisterResult,
   Registration,
+  UploadResult,
 } from "./types.js";
 
-/** The prekey directory of D5 on the `identities` and `one_time_prekeys` tables. */
+/**
+ * The prekey directory of D5 on the `identities`, `one_time_prekeys` and `one_time_kem_prekeys`
+ * tables.
+ */
 export interface PrekeyDirectory {
   findIdentity(address: string): Promise<Identity | undefined>;
   /**
    * Creates the identity or, when it exists with the same identity keys, replaces its signed
-   * prekey; then appends the one-time prekeys. One transaction under the identity's row lock.
+   * prekey (and its last-resort KEM key when the registration has one); then appends the one-time
+   * prekeys. One transaction under the identity's row lock.
    */
   registerIdentity(registration: Registration, now: number): Promise<RegisterResult>;
-  /** Appends to the queue of an identity signed for by `identitySigningKey`; the new length. */
-  appendOneTimePrekeys(
+  /**
+   * Appends to the queues of an identity signed for by `identitySigningKey`, and sets or replaces
+   * its last-resort KEM key; one transaction under the identity's row lock.
+   */
+  replenish(
     address: string,
     identitySigningKey: Uint8Array,
-    entries: OneTimePreKey[],
-  ): Promise<number>;
-  /** The bundle, consuming the oldest queued one-time prekey; undefined when not registered. */
+    upload: PreKeyUpload,
+    now: number,
+  ): Promise<UploadResult>;
+  /**
+   * The bundle, consuming the oldest queued one-time prekey of each kind (a KEM one only for an
+   * identity with a last-resort KEM key, which is served once none is left); undefined when not
+   * registered.
+   */
   fetchBundle(address: string): Promise<PreKeyBundle | undefined>;
-  /** Queue length; 0 for an unregistered address. */
-  countPrekeys(address: string): Promise<number>;
+  /** Queue lengths, the last-resort KEM key not counted; 0 for an unregistered address. */
+  countPrekeys(address: string): Promise<PrekeyCounts>;
+  /** One-time KEM prekeys queued over all addresses. */
+  countAllKemPrekeys(): Promise<number>;
   /** Removes identity, signed prekey and queue of an identity signed for by `identitySigningKey`. */
   deleteIdentity(address: string, identitySigningKey: Uint8Array): Promise<Identity>;
 }
@@ -49,7 +66,8 @@ export interface PrekeyDirectoryOptions {
  * Every statement of fixed text is prepared (`.prepare`), inside transactions too: unprepared,
  * each costs two exchanges with the database (parse and describe, then bind and execute), and on
  * the embedded database every exchange of a transaction holds its one session while other
- * requests wait. Only the insert of one-time prekeys, whose text varies with their number, is not.
+ * requests wait. Only the inserts of one-time prekeys, whose text varies with their number, are
+ * not.
  */
 export function createPrekeyDirectory(
   db: Database,
@@ -75,7 +93,12 @@ export function createPrekeyDirectory(
         if (!stored) {
           const inserted = await tx
             .insert(identities)
-            .values({ ...identityColumns(registration), createdAt: now, updatedAt: now })
+            .values({
+              ...identityColumns(registration),
+              ...kemLastResortColumns(registration.kemLastResortPreKey),
+              createdAt: now,
+              updatedAt: now,
+            })
             .onConflictDoNothing()
             .returning({ address: identities.address })
             .prepare("prekeys_insert_identity")
@@ -99,25 +122,30 @@ export function createPrekeyDirectory(
             .prepare("prekeys_rotate_signed_prekey")
             .execute();
         }
-        const remaining = await appendLocked(tx, address, registration.oneTimePreKeys);
-        return { created, remaining };
+        const uploaded = await uploadLocked(tx, stored, registration, now);
+        return { created, ...uploaded };
       });
     },
 
-    appendOneTimePrekeys(address, identitySigningKey, entries) {
+    replenish(address, identitySigningKey, upload, now) {
       return db.transaction(async (tx) => {
         const stored = await lockIdentity(tx, address);
         if (!stored) throw notRegistered(address);
         requireSigningKey(stored, identitySigningKey);
-        return appendLocked(tx, address, entries);
+        return uploadLocked(tx, stored, { address, ...upload }, now);
       });
     },
 
     fetchBundle,
 
     async countPrekeys(address) {
-      const [row] = await statements.countPrekeys.execute({ address });
-      return row?.count ?? 0;
+      const [row] = await preparedRows<{ count: number; kem_count: number }>(db, COUNT, [address]);
+      return { count: row?.count ?? 0, kemCount: row?.kem_count ?? 0 };
+    },
+
+    async countAllKemPrekeys() {
+      const [row] = await preparedRows<{ n: number }>(db, COUNT_ALL_KEM, []);
+      return row?.n ?? 0;
     },
 
     async deleteIdentity(address, identitySigningKey) {
@@ -144,13 +172,15 @@ function prepareStatements(db: Database) {
       .from(identities)
       .where(eq(identities.address, address))
       .prepare("prekeys_find_identity"),
-    countPrekeys: db
-      .select({ count: count() })
-      .from(oneTimePrekeys)
-      .where(eq(oneTimePrekeys.address, address))
-      .prepare("prekeys_count"),
   };
 }
+
+const COUNT = `
+  select
+    (select count(*) from one_time_prekeys where address = $1)::int as count,
+    (select count(*) from one_time_kem_prekeys where address = $1)::int as kem_count`;
+
+const COUNT_ALL_KEM = "select count(*)::int as n from one_time_kem_prekeys";
 
 const identityRowColumns = {
   address: identities.address,
@@ -159,11 +189,12 @@ const identityRowColumns = {
   signedPreKeyId: identities.signedPreKeyId,
   signedPreKey: identities.signedPreKey,
   signedPreKeySignature: identities.signedPreKeySignature,
+  kemLastResortKeyId: identities.kemLastResortKeyId,
+  kemLastResortKey: identities.kemLastResortKey,
+  kemLastResortSignature: identities.kemLastResortSignature,
 };
 
-type IdentityRow = {
-  [K in keyof typeof identityRowColumns]: (typeof identityRowColumns)[K]["_"]["data"];
-};
+type IdentityRow = Pick<typeof identities.$inferSelect, keyof typeof identityRowColumns>;
 
 async function lockIdentity(db: Database, address: string): Promise<Identity | undefined> {
   const [row] = await db
@@ -176,25 +207,68 @@ async function lockIdentity(db: Database, address: string): Promise<Identity | u
   return row ? toIdentity(row) : undefined;
 }
 
-async function appendLocked(
+/**
+ * Sets the last-resort KEM key of the locked identity (`stored`; undefined when this transaction
+ * created it) when `upload` has one, then appends to both queues. One-time KEM prekeys need a
+ * last-resort key: the bundle serves one only beside it.
+ */
+async function uploadLocked(
   db: Database,
-  address: string,
-  entries: OneTimePreKey[],
-): Promise<number> {
+  stored: Identity | undefined,
+  upload: PreKeyUpload & { address: string },
+  now: number,
+): Promise<UploadResult> {
+  const { address, kemLastResortPreKey } = upload;
+  const kemPreKeys = upload.kemPreKeys ?? [];
+  const kemKeyChanged =
+    stored !== undefined &&
+    kemLastResortPreKey !== undefined &&
+    !equalBytes(
+      stored.kemLastResortPreKey?.publicKey ?? new Uint8Array(),
+      kemLastResortPreKey.publicKey,
+    );
+  if (stored && kemLastResortPreKey) {
+    await db
+      .update(identities)
+      .set({ ...kemLastResortColumns(kemLastResortPreKey), updatedAt: now })
+      .where(eq(identities.address, address))
+      .prepare("prekeys_set_kem_last_resort")
+      .execute();
+  }
+  if (kemPreKeys.length > 0 && !(kemLastResortPreKey ?? stored?.kemLastResortPreKey)) {
+    throw new PrekeyError(
+      "SVC_BAD_REQUEST",
+      "one-time KEM prekeys need a last-resort KEM key: send kemLastResortPreKey with them",
+    );
+  }
   const queued = await db
     .select({ keyId: oneTimePrekeys.keyId, publicKey: oneTimePrekeys.publicKey })
     .from(oneTimePrekeys)
     .where(eq(oneTimePrekeys.address, address))
     .prepare("prekeys_queued")
     .execute();
-  const fresh = planAppend(queued, entries);
+  const fresh = planAppend(queued, upload.oneTimePreKeys);
+  const kemQueued = await db
+    .select({ keyId: oneTimeKemPrekeys.keyId, publicKey: oneTimeKemPrekeys.publicKey })
+    .from(oneTimeKemPrekeys)
+    .where(eq(oneTimeKemPrekeys.address, address))
+    .prepare("prekeys_kem_queued")
+    .execute();
+  const kemFresh = planAppend(kemQueued, kemPreKeys, KEM_QUEUE);
   // bigserial ids follow the VALUES order, which is the arrival order bundles consume.
   if (fresh.length > 0) {
     await db
       .insert(oneTimePrekeys)
       .values(fresh.map((entry) => ({ address, keyId: entry.keyId, publicKey: entry.publicKey })));
   }
-  return queued.length + fresh.length;
+  if (kemFresh.length > 0) {
+    await db.insert(oneTimeKemPrekeys).values(kemFresh.map((entry) => ({ address, ...entry })));
+  }
+  return {
+    remaining: queued.length + fresh.length,
+    kemRemaining: kemQueued.length + kemFresh.length,
+    kemKeyChanged,
+  };
 }
 
 function requireSigningKey(stored: Identity, identitySigningKey: Uint8Array): void {
@@ -216,8 +290,17 @@ function identityColumns(identity: Identity) {
   };
 }
 
-function toIdentity(row: IdentityRow): Identity {
+function kemLastResortColumns(kemPreKey: KemPreKey | undefined) {
+  if (!kemPreKey) return {};
   return {
+    kemLastResortKeyId: kemPreKey.keyId,
+    kemLastResortKey: kemPreKey.publicKey,
+    kemLastResortSignature: kemPreKey.signature,
+  };
+}
+
+function toIdentity(row: IdentityRow): Identity {
+  const identity: Identity = {
     address: row.address,
     identitySigningKey: plainBytes(row.signingKey),
     identityDHKey: plainBytes(row.dhKey),
@@ -227,6 +310,18 @@ function toIdentity(row: IdentityRow): Identity {
       signature: plainBytes(row.signedPreKeySignature),
     },
   };
+  if (
+    row.kemLastResortKeyId !== null &&
+    row.kemLastResortKey !== null &&
+    row.kemLastResortSignature !== null
+  ) {
+    identity.kemLastResortPreKey = {
+      keyId: row.kemLastResortKeyId,
+      publicKey: plainBytes(row.kemLastResortKey),
+      signature: plainBytes(row.kemLastResortSignature),
+    };
+  }
+  return identity;
 }
 
 function notRegistered(address: string): PrekeyError {

@@ -3,6 +3,7 @@ import { SvcError } from "@svc/protocol";
 export type PrekeyErrorCode =
   | "SVC_IDENTITY_MISMATCH"
   | "SVC_INVALID_SIGNED_PREKEY"
+  | "SVC_INVALID_KEM_PREKEY"
   | "SVC_NOT_REGISTERED"
   | "SVC_BAD_REQUEST";
 

@@ -1,6 +1,6 @@
 import { type Ed25519Verifier, equalBytes } from "@svc/canonical";
 import { PrekeyError } from "./errors.js";
-import type { SignedPreKey } from "./types.js";
+import type { KemPreKey, SignedPreKey } from "./types.js";
 
 /** D5: a later register must name exactly the stored identity keys (rotation = delete first). */
 export function requireSameIdentity(
@@ -28,6 +28,21 @@ export function verifySignedPreKey(
     throw new PrekeyError(
       "SVC_INVALID_SIGNED_PREKEY",
       "signedPreKey.signature does not verify with the identity signing key",
+    );
+  }
+}
+
+/** A KEM prekey's signature is Ed25519 by the identity key over its 1568 raw key bytes. */
+export function verifyKemPreKey(
+  verifier: Ed25519Verifier,
+  identitySigningKey: Uint8Array,
+  kemPreKey: KemPreKey,
+  field: string,
+): void {
+  if (!verifier.verify(kemPreKey.signature, kemPreKey.publicKey, identitySigningKey)) {
+    throw new PrekeyError(
+      "SVC_INVALID_KEM_PREKEY",
+      `${field}.signature does not verify with the identity signing key`,
     );
   }
 }

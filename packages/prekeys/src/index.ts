@@ -4,13 +4,17 @@ export {
   type PrekeyDirectoryOptions,
 } from "./directory.js";
 export { PrekeyError, type PrekeyErrorCode } from "./errors.js";
-export { requireSameIdentity, verifySignedPreKey } from "./identity-rules.js";
-export { identities, oneTimePrekeys, prekeysMigrations } from "./schema.js";
+export { requireSameIdentity, verifyKemPreKey, verifySignedPreKey } from "./identity-rules.js";
+export { identities, oneTimeKemPrekeys, oneTimePrekeys, prekeysMigrations } from "./schema.js";
 export type {
   Identity,
+  KemPreKey,
   OneTimePreKey,
   PreKeyBundle,
+  PreKeyUpload,
+  PrekeyCounts,
   RegisterResult,
   Registration,
   SignedPreKey,
+  UploadResult,
 } from "./types.js";

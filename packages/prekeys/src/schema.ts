@@ -18,6 +18,10 @@ export const identities = pgTable("identities", {
   signedPreKeySignature: bytea("signed_prekey_signature").notNull(),
   createdAt: bigint("created_at", { mode: "number" }).notNull(),
   updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+  /** The last-resort ML-KEM-1024 prekey: all three set, or none (a classic, X3DH-only identity). */
+  kemLastResortKeyId: bigint("kem_last_resort_key_id", { mode: "number" }),
+  kemLastResortKey: bytea("kem_last_resort_key"),
+  kemLastResortSignature: bytea("kem_last_resort_signature"),
 });
 
 /**
@@ -39,5 +43,23 @@ export const oneTimePrekeys = pgTable(
   (table) => [
     uniqueIndex("one_time_prekeys_address_key_id_idx").on(table.address, table.keyId),
     primaryKey({ name: "one_time_prekeys_address_id_pk", columns: [table.address, table.id] }),
+  ],
+);
+
+/** Queue of one-time ML-KEM-1024 prekeys, laid out and consumed like `one_time_prekeys`. */
+export const oneTimeKemPrekeys = pgTable(
+  "one_time_kem_prekeys",
+  {
+    id: bigserial("id", { mode: "number" }).notNull(),
+    address: text("address")
+      .notNull()
+      .references(() => identities.address, { onDelete: "cascade" }),
+    keyId: bigint("key_id", { mode: "number" }).notNull(),
+    publicKey: bytea("public_key").notNull(),
+    signature: bytea("signature").notNull(),
+  },
+  (table) => [
+    uniqueIndex("one_time_kem_prekeys_address_key_id_idx").on(table.address, table.keyId),
+    primaryKey({ name: "one_time_kem_prekeys_address_id_pk", columns: [table.address, table.id] }),
   ],
 );

@@ -48,10 +48,11 @@ const EQUIVALENT: Record<string, LegacyTag> = {
 };
 
 /** Columns the migrations since 4.7 added to the tables of TABLES. */
-const ADDED_SINCE_LEGACY: Record<string, number> = { kt_leaves: 2 };
+const ADDED_SINCE_LEGACY: Record<string, number> = { identities: 3, kt_leaves: 2 };
 
 /** Package migrations added after 4.7: every upgraded database runs them. */
 const SINCE_LEGACY = [
+  "prekeys/0002_kem_prekeys",
   "kt-log/0002_kt_cosignatures",
   "kt-log/0003_kt_vrf_index",
   "kt-log/0004_kt_kem_key_hash",

@@ -1,5 +1,6 @@
 export { bridgeUrl, presenceUrl, type QueryOptions } from "./bridge.js";
 export { depositPath, envelope, InboxClient, msgIdOf, T0 } from "./inbox.js";
+export { kemPreKey, kemPreKeys, randomKemPreKeys } from "./kem-keys.js";
 export {
   deleteBody,
   deletePath,

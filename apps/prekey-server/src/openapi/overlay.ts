@@ -42,7 +42,7 @@ Rate-limit and quota rejections (429) carry \`Retry-After\` in whole seconds (>=
 
 export const TAGS: Record<RouteTag, string> = {
   operations: "Health, readiness, metrics and this description.",
-  keys: "Identity keys, signed prekey and one-time prekeys (X3DH prekey directory).",
+  keys: "Identity keys, signed prekey, one-time prekeys and ML-KEM-1024 prekeys (X3DH and PQXDH prekey directory).",
   kt: "Key-transparency log (only when configured; otherwise 404 SVC_FEATURE_DISABLED).",
   inbox: "Inbox relay of opaque ciphertext blobs (only when the inbox is enabled).",
   bridge:
@@ -60,6 +60,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "A public key is not 32 bytes of strict base64, or an Ed25519 key the request binds (identitySigningKey, signingPublicKey, senderPublicKey) is a point of small order.",
   SVC_INVALID_SIGNED_PREKEY:
     "The signed prekey's signature does not verify with the identity signing key.",
+  SVC_INVALID_KEM_PREKEY:
+    "An ML-KEM prekey (kemLastResortPreKey or an entry of kemPreKeys) is not a 1568-byte key with a 64-byte signature, or its signature does not verify with the identity signing key.",
   SVC_TOO_MANY_WATCHED: "A presence subscription watches more than 64 addresses.",
   SVC_BAD_SIGNATURE: "The request signature does not verify.",
   SVC_STALE_SIGNATURE:
@@ -92,7 +94,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
 export const ROUTE_DESCRIPTIONS: Partial<Record<RouteName, string>> = {
   metrics: `Includes \`svc_requests_total{route,status}\` (route pattern, never the raw path) and
 counters for rate-limit rejections, key-transparency publishes, inbox put/fetch/ack,
-bridge transports and inbox prune cycles.`,
+bridge transports, inbox prune cycles and ML-KEM prekeys served
+(\`svc_kem_prekeys_served_total{kind}\`), and the gauge \`svc_kem_prekeys_left\`.`,
   observerRedirect: `Redirects (301) to \`/svc-observer/\`, the dashboard page: a static HTML page without data; it asks for the observer token and reads
 \`/svc-observer/api/state\` and \`/svc-observer/api/events\` with it. Served without a token
 when the observer is enabled.`,
@@ -104,10 +107,29 @@ every 15 s keeps the connection open.`,
 registrations must carry the stored identity keys and verify with the stored key, else
 401 \`SVC_IDENTITY_MISMATCH\`; a later register replaces the signed prekey. One-time prekeys
 are appended in request order (at most 100 per request, 1000 queued); an entry equal to
-a queued one is skipped, the same keyId with another key is 400.`,
-  keysBundle: `Anonymous. When key transparency is active the bundle carries \`ktProof\` (an inclusion
-proof); the 404 of a deleted address carries a tombstone proof and that of a
-never-registered address an absence proof.`,
+a queued one is skipped, the same keyId with another key is 400.
+ML-KEM-1024 prekeys (PQXDH): \`kemLastResortPreKey\` sets or replaces the last-resort KEM key
+(omitted: the stored one is kept); \`kemPreKeys\` are appended to the one-time KEM queue under
+the same rules (100 per request, 1000 queued), and only beside a last-resort key (400
+\`SVC_BAD_REQUEST\` otherwise). Each KEM entry's \`signature\` is Ed25519 by the identity signing
+key over the 1568 raw key bytes; a wrong length or a signature that does not verify is 400
+\`SVC_INVALID_KEM_PREKEY\`. The body limit of register and replenish is 256 KiB (413 beyond).
+Checks in order: per-IP limit (429), size (413), JSON and schema (400), address and key
+lengths (400), identity keys against the stored ones (401), body signature (401), freshness
+(401), per-address limit (429), signed prekey (400), KEM prekey signatures (400), queue rules (400).`,
+  keysReplenish: `Signed by the stored identity key. Appends one-time prekeys of either kind
+(\`oneTimePreKeys\`, \`kemPreKeys\`, each optional, the rules of register) and with
+\`kemLastResortPreKey\` sets or replaces the last-resort KEM key. Answers the queue lengths
+afterwards: \`remaining\` (X25519) and \`kemRemaining\` (ML-KEM, the last-resort key not counted).`,
+  keysCount: `Anonymous; consumes nothing. \`kemCount\` counts one-time ML-KEM prekeys only: the
+last-resort key is not counted, and an address without KEM keys answers \`kemCount: 0\`.`,
+  keysBundle: `Anonymous. Pops the oldest one-time prekey. When the address has a last-resort ML-KEM key
+the bundle carries \`kemPreKey\`: the oldest one-time KEM prekey (\`lastResort: false\`, removed
+together with the X25519 one, never served twice), else the last-resort key (\`lastResort:
+true\`, never removed). An address without KEM keys gets no \`kemPreKey\` member. When key
+transparency is active the bundle carries \`ktProof\` (an inclusion proof, with \`kemKeyHash\`
+when the identity has a last-resort KEM key); the 404 of a deleted address carries a tombstone
+proof and that of a never-registered address an absence proof.`,
   ktConsistency: `\`to\` defaults to the latest tree size. \`from = 0\` or \`from = to\` gives an empty proof.
 \`from > to\`, \`to\` above the latest size, or a missing or malformed \`from\` is 400.`,
   ktLeaves: `Leaves \`start\` to \`end - 1\` (\`end\` defaults to the latest tree size), at most 1000 per

@@ -8,12 +8,16 @@ import {
   envelope,
   InboxClient,
   jsonRequest,
+  kemPreKey,
+  kemPreKeys,
   msgIdOf,
   oneTimePreKeys,
   overHttp,
   party,
   registerBody,
+  registerFields,
   replenishBody,
+  signedBodyBy,
   testIdentity,
 } from "@svc/test-client";
 import openapiTS, { astToString } from "openapi-typescript";
@@ -71,6 +75,22 @@ async function realAnswers(): Promise<{ served: string; answers: Answer[] }> {
   const bundle = "/v1/keys/bundle/{address}";
   const inclusion = await eventually(() => call("get", bundle, `/v1/keys/bundle/${alice.address}`));
   const absence = await call("get", bundle, "/v1/keys/bundle/nobody@example.org:1");
+  // A post-quantum identity: its bundle carries kemPreKey, its count kemCount.
+  const carol = testIdentity("carol@example.org:1");
+  const pqRegister = {
+    ...registerFields(carol, now, [1]),
+    kemLastResortPreKey: kemPreKey(carol, 9, "last-resort"),
+    kemPreKeys: kemPreKeys(carol, [1, 2]),
+  };
+  const keysPost = (path: string, fields: Record<string, unknown>) =>
+    send("post", path, path, signedBodyBy(carol.signer, "POST", path, fields));
+  await keysPost("/v1/keys/register", pqRegister);
+  const pqReplenish = { address: carol.address, kemPreKeys: kemPreKeys(carol, [3]), signedAt: now };
+  await keysPost("/v1/keys/replenish", pqReplenish);
+  const kemCount = await call("get", "/v1/keys/count/{address}", `/v1/keys/count/${carol.address}`);
+  expect(kemCount.body).toEqual({ count: 1, kemCount: 3 });
+  const withKem = await eventually(() => call("get", bundle, `/v1/keys/bundle/${carol.address}`));
+  expect(withKem.body).toHaveProperty("kemPreKey.publicKey");
   const gone = testIdentity("gone@example.org:1");
   await send("post", "/v1/keys/register", "/v1/keys/register", registerBody(gone, now, [1]));
   await send("delete", "/v1/keys/{address}", `/v1/keys/${gone.address}`, deleteBody(gone, now));

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ed25519KeyPairFromSeed, ed25519Sign, x25519PublicKeyFromSeed } from "@svc/canonical";
-import type { OneTimePreKey, Registration } from "../types.js";
+import type { KemPreKey, OneTimePreKey, Registration } from "../types.js";
 
 /** Deterministic 32-byte seed from a label and a number. */
 export function seed(label: string, n = 0): Uint8Array {
@@ -25,4 +25,22 @@ export function oneTimePreKeys(label: string, keyIds: number[]): OneTimePreKey[]
     keyId,
     publicKey: x25519PublicKeyFromSeed(seed(`${label}-otk`, keyId)),
   }));
+}
+
+/**
+ * Signed KEM prekeys of `label`'s identity keyed `keyIds`: 1568 bytes derived from the label stand
+ * in for ML-KEM keys, which the directory stores and serves without using them.
+ */
+export function kemPreKeys(label: string, keyIds: number[], keyLabel = label): KemPreKey[] {
+  const signingSeed = seed(`${label}-signing`);
+  return keyIds.map((keyId) => {
+    const publicKey = new Uint8Array(
+      createHash("shake256", { outputLength: 1568 }).update(`${keyLabel}-kem/${keyId}`).digest(),
+    );
+    return { keyId, publicKey, signature: ed25519Sign(publicKey, signingSeed) };
+  });
+}
+
+export function kemPreKey(label: string, keyId: number, keyLabel = label): KemPreKey {
+  return kemPreKeys(label, [keyId], keyLabel)[0] as KemPreKey;
 }

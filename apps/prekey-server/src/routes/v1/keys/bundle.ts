@@ -9,11 +9,15 @@ const CLOSING_BRACE = 0x7d;
 const utf8 = new TextEncoder();
 
 /**
- * GET /v1/keys/bundle/{address}: anonymous; consumes the oldest one-time prekey. Checks in order:
- * per-IP limit (429), address (400), per-address limit (429), registration (404).
+ * GET /v1/keys/bundle/{address}: anonymous; consumes the oldest one-time prekey of each kind, and
+ * serves the last-resort KEM key once no one-time KEM prekey is left. Checks in order: per-IP
+ * limit (429), address (400), per-address limit (429), registration (404).
  */
 export function registerBundleRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
   const { directory, hooks, limits } = routes;
+  const served = routes.services.metrics.kemPreKeysServed;
+  const servedOneTime = served.labels({ kind: "one_time" });
+  const servedLastResort = served.labels({ kind: "last_resort" });
 
   app.on(ROUTES.keysBundle.method, routePattern(ROUTES.keysBundle), async (c) => {
     limits.bundlePerIp.consume(requesterIp(routes, c));
@@ -25,6 +29,7 @@ export function registerBundleRoute(app: Hono<AppEnv>, routes: KeysRoutes): void
     // transparency was off, or a change whose leaf is still being appended.
     const ktProof = await hooks.bundleProof?.(address, bundle);
     if (!bundle) throw notRegistered(address, ktProof ? { ktProof: ktProof.json } : {});
+    if (bundle.kemPreKey) (bundle.kemPreKey.lastResort ? servedLastResort : servedOneTime).inc();
     const json = JSON.stringify(encodeBundle(bundle));
     if (!ktProof) return c.body(json, 200, JSON_TYPE);
     // The proof's bytes are kept between fetches: only the bundle's own members are encoded

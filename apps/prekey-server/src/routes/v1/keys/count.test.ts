@@ -18,12 +18,12 @@ describe("GET /v1/keys/count/:address", () => {
       expect(res.status).toBe(200);
       return expectContract(res, "GET", path);
     };
-    expect(await count("nobody")).toEqual({ count: 0 });
+    expect(await count("nobody")).toEqual({ count: 0, kemCount: 0 });
     const alice = testIdentity("alice");
     await app.request("/v1/keys/register", jsonRequest("POST", registerBody(alice, NOW, [1, 2])));
-    expect(await count("alice")).toEqual({ count: 2 });
-    expect(await count("alice")).toEqual({ count: 2 });
-    expect(await count(encodeURIComponent("ａｌｉｃｅ"))).toEqual({ count: 2 });
+    expect(await count("alice")).toEqual({ count: 2, kemCount: 0 });
+    expect(await count("alice")).toEqual({ count: 2, kemCount: 0 });
+    expect(await count(encodeURIComponent("ａｌｉｃｅ"))).toEqual({ count: 2, kemCount: 0 });
   });
 
   it("answers 400 SVC_INVALID_ADDRESS for an invalid address", async () => {

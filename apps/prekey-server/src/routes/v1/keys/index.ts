@@ -11,20 +11,17 @@ import { registerReplenishRoute } from "./replenish.js";
 
 export type { IdentityChange, KeysHooks, KtProofAnswer } from "./context.js";
 
-/** The prekey directory routes (interface.md "Keys", D5); `hooks` connect key transparency. */
+/** The prekey directory routes (D5); `hooks` connect key transparency. */
 export function registerKeysRoutes(
   app: Hono<AppEnv>,
   services: Services,
   hooks: KeysHooks = {},
 ): void {
-  const routes: KeysRoutes = {
-    services,
-    directory: createPrekeyDirectory(services.storage.db, {
-      fetchConcurrency: services.storage.batchConcurrency,
-    }),
-    hooks,
-    limits: createKeysRateLimits(services),
-  };
+  const directory = createPrekeyDirectory(services.storage.db, {
+    fetchConcurrency: services.storage.batchConcurrency,
+  });
+  services.metrics.kemPreKeysLeft.sampleWith(() => directory.countAllKemPrekeys());
+  const routes: KeysRoutes = { services, directory, hooks, limits: createKeysRateLimits(services) };
   registerRegisterRoute(app, routes);
   registerBundleRoute(app, routes);
   registerCountRoute(app, routes);

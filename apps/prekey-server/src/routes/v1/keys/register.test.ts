@@ -204,15 +204,15 @@ describe("POST /v1/keys/register", () => {
     expect(await count(alice.address)).toBe(0);
   });
 
-  it("answers 413 past 64 KiB, with or without Content-Length", async () => {
+  it("answers 413 past 256 KiB, with or without Content-Length", async () => {
     const { register } = await setup();
-    const big = { ...registerBody(alice, NOW), padding: "x".repeat(70_000) };
+    const big = { ...registerBody(alice, NOW), padding: "x".repeat(270_000) };
     expect(await register(big)).toMatchObject({ status: 413, body: { code: "SVC_TOO_LARGE" } });
     const chunk = new TextEncoder().encode(" ".repeat(16_384));
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (sent++ < 8) controller.enqueue(chunk);
+        if (sent++ < 17) controller.enqueue(chunk);
         else controller.close();
       },
     });

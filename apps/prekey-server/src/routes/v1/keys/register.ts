@@ -6,7 +6,7 @@ import {
   decodeOneTimePreKeys,
   decodeSignedPreKey,
   decodeSigningKey,
-  KEYS_BODY_LIMIT,
+  KEYS_UPLOAD_BODY_LIMIT,
   KeysRegisterBody,
   parseRequest,
   ROUTES,
@@ -15,18 +15,20 @@ import {
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { badSignature, type KeysRoutes, requesterIp } from "./context.js";
+import { decodeKemUpload, kemKeyHashOf, verifyKemUpload } from "./kem-upload.js";
 
 /**
  * POST /v1/keys/register. Checks in order: per-IP limit (429), size (413), JSON and schema (400),
  * address and keys (400), identity keys against the stored ones (401), signature (401),
- * freshness (401), per-address limit (429), signed prekey (400), prekey caps (400).
+ * freshness (401), per-address limit (429), signed prekey (400), KEM prekey signatures (400),
+ * prekey caps (400).
  */
 export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): void {
   const { services, directory, hooks, limits } = routes;
 
   app.on(ROUTES.keysRegister.method, routePattern(ROUTES.keysRegister), async (c) => {
     limits.registerPerIp.consume(requesterIp(routes, c));
-    const body = await readJsonBody(c, KEYS_BODY_LIMIT);
+    const body = await readJsonBody(c, KEYS_UPLOAD_BODY_LIMIT);
     const fields = parseRequest(KeysRegisterBody, body);
     const address = normalizeAddress(fields.address);
     const registration = {
@@ -35,6 +37,7 @@ export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): vo
       identityDHKey: decodeKey(fields.identityDHKey, 32, "identityDHKey"),
       signedPreKey: decodeSignedPreKey(fields.signedPreKey),
       oneTimePreKeys: decodeOneTimePreKeys(fields.oneTimePreKeys),
+      ...decodeKemUpload(fields),
     };
 
     // First register: trust on first use of the body's key. Later: the stored keys must be named,
@@ -51,13 +54,21 @@ export function registerRegisterRoute(app: Hono<AppEnv>, routes: KeysRoutes): vo
       registration.signedPreKey,
     );
 
-    const { created } = await directory.registerIdentity(registration, services.now());
-    if (created) {
+    verifyKemUpload(services.verifier, registration.identitySigningKey, registration);
+
+    const { created, kemKeyChanged } = await directory.registerIdentity(
+      registration,
+      services.now(),
+    );
+    // A created identity's leaf commits its last-resort KEM key; setting or replacing that key
+    // later is a change of the identity that the log records too.
+    if (created || kemKeyChanged) {
       await hooks.identityChanged?.({
         address,
-        kind: "created",
+        kind: created ? "created" : "updated",
         identitySigningKey: registration.identitySigningKey,
         identityDHKey: registration.identityDHKey,
+        ...kemKeyHashOf(registration.kemLastResortPreKey),
       });
     }
     return c.json({ ok: true });

@@ -36,12 +36,12 @@ describe("POST /v1/keys/replenish", () => {
     const { replenish } = await setup();
     expect(await replenish(replenishBody(alice, NOW, oneTimePreKeys([2, 3])))).toEqual({
       status: 200,
-      body: { ok: true, remaining: 3 },
+      body: { ok: true, remaining: 3, kemRemaining: 0 },
     });
     // A retried request is harmless: its entries are already queued.
     expect(await replenish(replenishBody(alice, NOW, oneTimePreKeys([2, 3])))).toEqual({
       status: 200,
-      body: { ok: true, remaining: 3 },
+      body: { ok: true, remaining: 3, kemRemaining: 0 },
     });
   });
 
@@ -97,7 +97,8 @@ describe("POST /v1/keys/replenish", () => {
     }
     const schema = [
       { ...replenishBody(alice, NOW, []), extra: 1 },
-      { address: alice.address, signedAt: NOW, signature: replenishBody(alice, NOW, []).signature },
+      // oneTimePreKeys may be left out (a replenish of KEM prekeys only), not be null.
+      { ...replenishBody(alice, NOW, []), oneTimePreKeys: null },
       { ...replenishBody(alice, NOW, []), signedAt: "now" },
     ];
     for (const body of schema) {

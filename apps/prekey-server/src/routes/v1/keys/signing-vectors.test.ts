@@ -34,7 +34,11 @@ describe("the keys signing vectors (docs/protocol.md section 7 worked example)",
       return expectContract(res, method, path);
     };
     expect(await send(byLabel("keys.register"))).toEqual({ ok: true });
-    expect(await send(byLabel("keys.replenish"))).toEqual({ ok: true, remaining: 3 });
+    expect(await send(byLabel("keys.replenish"))).toEqual({
+      ok: true,
+      remaining: 3,
+      kemRemaining: 0,
+    });
     const bundle = async () => {
       const path = "/v1/keys/bundle/alice@example.com:1";
       const body = (await expectContract(await app.request(path), "GET", path)) as Json;
