@@ -90,10 +90,9 @@ describe("post-quantum sessions", () => {
   it("uses a one-time KEM prekey once, then the last-resort one, which is kept", async () => {
     const server = await startTestServer();
     const bob = await member(server.url, "bob:1", { prekeys: { target: 1, threshold: 0 } });
-    const senders = await Promise.all(
-      ["carol:1", "dave:1", "erin:1"].map((address) => member(server.url, address)),
-    );
-    for (const sender of senders) await sender.send("bob:1", bytes("hi"));
+    for (const address of ["carol:1", "dave:1", "erin:1"]) {
+      await (await member(server.url, address)).send("bob:1", bytes("hi"));
+    }
     expect(await bob.receive()).toHaveLength(3);
     for (const address of ["carol:1", "dave:1", "erin:1"]) {
       expect(await bob.session(address)).toEqual({ address, postQuantum: true });
