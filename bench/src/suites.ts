@@ -1,6 +1,7 @@
 import { bridgesSuite } from "./bridges/bridges.js";
 import { e2eSuite } from "./e2e/e2e.js";
 import { inboxSuite } from "./inbox/inbox.js";
+import { kemBundlesSuite } from "./keys/kem-bundles.js";
 import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
 import { loadSuite } from "./load/load.js";
@@ -11,6 +12,7 @@ import { transferSuite } from "./transfer/transfer.js";
 /** One entry per suite file; each prints its own table(s). */
 export const suites: Record<string, () => Promise<void>> = {
   prekeys: prekeysSuite,
+  "kem-bundles": kemBundlesSuite,
   inbox: inboxSuite,
   bridges: bridgesSuite,
   kt: ktSuite,

@@ -1,6 +1,7 @@
 import {
   type Answer,
   jsonRequest,
+  randomKemPreKeys,
   randomOneTimePreKeys,
   registerFields,
   replenishBody,
@@ -20,15 +21,31 @@ export class PrekeyQueues {
 
   constructor(private readonly transport: Transport<Answer>) {}
 
-  /** Registers `count` addresses `<prefix>-<n>`, each with `keysPerAddress` one-time prekeys. */
-  async fill(prefix: string, count: number, keysPerAddress: number): Promise<string[]> {
+  /**
+   * Registers `count` addresses `<prefix>-<n>`, each with `keysPerAddress` one-time prekeys, and
+   * with `kem`, a last-resort ML-KEM key and as many one-time KEM prekeys.
+   */
+  async fill(
+    prefix: string,
+    count: number,
+    keysPerAddress: number,
+    { kem = false } = {},
+  ): Promise<string[]> {
     const addresses = Array.from({ length: count }, (_, i) => `${prefix}-${i}`);
     await Promise.all(
       addresses.map(async (address) => {
-        await this.register(address, Math.min(100, keysPerAddress));
+        const identity = { ...this.#identity, address };
+        await this.register(address, Math.min(100, keysPerAddress), { kem });
         for (let from = 100; from < keysPerAddress; from += 100) {
           const entries = randomOneTimePreKeys(from, 100);
-          const body = replenishBody({ ...this.#identity, address }, Date.now(), entries);
+          const body = kem
+            ? signedBodyBy(identity.signer, "POST", "/v1/keys/replenish", {
+                address,
+                oneTimePreKeys: entries,
+                kemPreKeys: randomKemPreKeys(identity, from, 100),
+                signedAt: Date.now(),
+              })
+            : replenishBody(identity, Date.now(), entries);
           await this.#post("/v1/keys/replenish", body);
         }
       }),
@@ -36,12 +53,18 @@ export class PrekeyQueues {
     return addresses;
   }
 
-  register(address: string, count: number): Promise<void> {
+  register(address: string, count: number, { kem = false } = {}): Promise<void> {
     const identity = { ...this.#identity, address };
     const path = "/v1/keys/register";
     const fields = {
       ...registerFields(identity, Date.now()),
       oneTimePreKeys: randomOneTimePreKeys(0, count),
+      ...(kem
+        ? {
+            kemLastResortPreKey: randomKemPreKeys(identity, 1_000_000, 1)[0],
+            kemPreKeys: randomKemPreKeys(identity, 0, count),
+          }
+        : {}),
     };
     return this.#post(path, signedBodyBy(identity.signer, "POST", path, fields));
   }

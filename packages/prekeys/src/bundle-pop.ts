@@ -69,8 +69,9 @@ const POP_ONE = `
 // The entries to delete are named by ctid: locked by this statement, they cannot move, and a
 // join back on (address, id) lets the planner scan a whole queue for a handful of rows. The
 // popped entries of both queues are paired by their rank in their queue (the n-th fetch of an
-// address gets the n-th oldest of each), and each address gets a last row without entries, for
-// the fetches beyond both queues' ends.
+// address gets the n-th oldest of each), and an address whose fetches outnumber its popped pairs
+// gets a last row without entries (but with the last-resort KEM key) for the fetches beyond both
+// queues' ends; the others do not, sparing the answer a last-resort key no fetch of it uses.
 const POP_BUNDLES = `
   with wanted as (
     select address, count(*)::int as n
@@ -107,13 +108,17 @@ const POP_BUNDLES = `
     select address, key_id, public_key, signature,
       row_number() over (partition by address order by id) as n
     from kem_popped
-  ), p as (
+  ), paired as (
     select coalesce(e.address, k.address) as address, coalesce(e.n, k.n) as n,
       e.key_id, e.public_key, k.key_id as kem_key_id, k.public_key as kem_public_key,
       k.signature as kem_signature
     from ranked e full join kem_ranked k on k.address = e.address and k.n = e.n
+  ), p as (
+    select * from paired
     union all
-    select address, null, null, null, null, null, null from wanted
+    select w.address, null, null, null, null, null, null
+    from wanted w
+    where w.n > (select count(*) from paired where paired.address = w.address)
   )
   select ${IDENTITY_COLUMNS}
   from identities i
@@ -148,7 +153,7 @@ export async function popBundles(
     const queue = byAddress.get(address);
     const row = queue?.[0];
     if (!row) return undefined;
-    // The last row (the only one of a lone fetch) stays to serve the fetches beyond the others.
+    // The last row stays: it serves the last fetch, or all those beyond the popped pairs.
     if (queue.length > 1) queue.shift();
     return toBundle(row);
   });

@@ -242,9 +242,18 @@ describe("createContractChecker", () => {
   it("accepts documented responses", () => {
     checker.check("GET", `/v1/keys/bundle/${address}`, 200, json, bundle);
     checker.check("GET", `/v1/keys/bundle/${encodeURIComponent(address)}`, 200, json, bundle);
+    const kemKey = Buffer.alloc(1568, 5).toString("base64");
+    const kemPreKey = { keyId: 3, publicKey: kemKey, signature: sig, lastResort: false };
+    checker.check("GET", `/v1/keys/bundle/${address}`, 200, json, { ...bundle, kemPreKey });
+    expect(() =>
+      checker.check("GET", `/v1/keys/bundle/${address}`, 200, json, {
+        ...bundle,
+        kemPreKey: { ...kemPreKey, lastResort: undefined },
+      }),
+    ).toThrow();
     checker.check("get", "/health", 200, json, { status: "ok", service: "svc-prekey-server" });
     checker.check("GET", "/health", 503, json, { status: "error", service: "svc-prekey-server" });
-    checker.check("GET", "/v1/keys/count/bob?x=1", 200, json, { count: 0 });
+    checker.check("GET", "/v1/keys/count/bob?x=1", 200, json, { count: 0, kemCount: 0 });
     checker.check("GET", "http://localhost/v1/kt/sth/3", 404, json, error("SVC_STH_NOT_FOUND"));
     checker.check("GET", "/metrics", 200, new Headers({ "content-type": "text/plain" }), "x 1");
     checker.check(
@@ -352,8 +361,11 @@ describe("createContractChecker", () => {
 
 describe("expectContract", () => {
   it("parses, checks and returns a JSON body", async () => {
-    const res = Response.json({ count: 5 });
-    await expect(expectContract(res, "GET", "/v1/keys/count/a")).resolves.toEqual({ count: 5 });
+    const res = Response.json({ count: 5, kemCount: 1 });
+    await expect(expectContract(res, "GET", "/v1/keys/count/a")).resolves.toEqual({
+      count: 5,
+      kemCount: 1,
+    });
   });
 
   it("returns text bodies as text", async () => {
