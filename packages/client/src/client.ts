@@ -301,7 +301,7 @@ export class SvcClient {
       oneTimePreKeysOnServer: count,
       oneTimePreKeysLocal: Object.keys(state.oneTimePreKeys).length,
       signedPreKeyId: currentSignedPreKey(state).keyId,
-      kemPreKeysOnServer: kemCount,
+      kemPreKeysOnServer: kemCount ?? 0,
       kemPreKeysLocal: Object.keys(state.kemPreKeys ?? {}).length,
     };
   }
@@ -424,9 +424,14 @@ export class SvcClient {
   async #register(state: StoredState): Promise<void> {
     const signedPreKey = currentSignedPreKey(state);
     const key = decodeBase64(state.identity.signingSeed, 32);
+    // A server without ML-KEM prekeys answers no kemCount and would refuse KEM members: the
+    // identity registers classic there, and a later replenish on an upgraded server adds them.
+    const { kemCount } = await this.api.keysCount(state.address);
     // KEM seeds are kept, not their 1568-byte public keys: a retry uploads fresh one-time ones.
-    const lastResort = kemLastResortPreKeyOf(state);
-    const kemPreKeys = addKemPreKeys(state, Math.min(this.#options.prekeys.target, REGISTER_BATCH));
+    const lastResort = kemCount === undefined ? undefined : kemLastResortPreKeyOf(state);
+    const kemPreKeys = lastResort
+      ? addKemPreKeys(state, Math.min(this.#options.prekeys.target, REGISTER_BATCH))
+      : [];
     await this.#persist();
     await this.api.keysRegister(
       {
@@ -441,12 +446,11 @@ export class SvcClient {
         oneTimePreKeys: Object.entries(state.oneTimePreKeys)
           .slice(0, REGISTER_BATCH)
           .map(([keyId, { publicKey }]) => ({ keyId: Number(keyId), publicKey })),
-        kemLastResortPreKey: kemEntry(lastResort),
-        kemPreKeys,
+        ...(lastResort ? { kemLastResortPreKey: kemEntry(lastResort), kemPreKeys } : {}),
       },
       key,
     );
-    lastResort.uploaded = true;
+    if (lastResort) lastResort.uploaded = true;
     await this.api.inboxRegister(
       { address: state.address, signingPublicKey: state.identity.identitySigningKey },
       key,
@@ -458,8 +462,10 @@ export class SvcClient {
   async #replenish(force: boolean): Promise<number> {
     const state = this.#requireState();
     const { target, threshold } = this.#options.prekeys;
-    const { count, kemCount } = await this.api.keysCount(state.address);
-    const upgrade = state.kemLastResortPreKey?.uploaded !== true;
+    const { count, kemCount: served } = await this.api.keysCount(state.address);
+    // No kemCount: the server takes no KEM keys, so none are topped up (see #register).
+    const kemCount = served ?? target;
+    const upgrade = served !== undefined && state.kemLastResortPreKey?.uploaded !== true;
     if (!force && !upgrade && count >= threshold && kemCount >= threshold) return 0;
     let uploaded = 0;
     let kemUploaded = 0;

@@ -28,6 +28,27 @@ const strippingKem = hookedFetch(async ({ url }, forward) => {
   return rewriteJson(response, ({ kemPreKey: _, ...bundle }) => bundle);
 });
 
+/**
+ * A server from before ML-KEM prekeys, as a client sees it: count and replenish answers without
+ * their KEM members, and a 400 for any body that carries KEM keys (its schema is strict).
+ */
+function classicServer() {
+  const kemUploads: string[] = [];
+  const fetch = hookedFetch(async ({ method, url, body }, forward) => {
+    if (method === "POST" && body?.includes('"kem')) {
+      kemUploads.push(url.pathname);
+      return Response.json(
+        { name: "BadRequest", code: "SVC_BAD_REQUEST", message: "unknown member" },
+        { status: 400 },
+      );
+    }
+    const response = await forward();
+    if (!response.ok || !/^\/v1\/keys\/(count|replenish)/.test(url.pathname)) return response;
+    return rewriteJson(response, ({ kemCount: _, kemRemaining: __, ...answer }) => answer);
+  });
+  return { kemUploads, fetch };
+}
+
 const X3DH_FIRST = 0x02;
 const PQXDH_FIRST = 0x03;
 const MESSAGE = 0x01;
@@ -55,6 +76,22 @@ describe("post-quantum sessions", () => {
     expect(await bob.keysStatus()).toMatchObject({ kemPreKeysOnServer: 99, kemPreKeysLocal: 99 });
     expect(alice.errors).toEqual([]);
     expect(bob.errors).toEqual([]);
+  });
+
+  it("registers and tops up classic keys only on a server that predates KEM prekeys", async () => {
+    const server = await startTestServer();
+    const old = classicServer();
+    const erin = await member(server.url, "erin:1", { fetch: old.fetch });
+    expect(await erin.keysStatus()).toMatchObject({ kemPreKeysOnServer: 0 });
+    expect(await erin.replenishPrekeys()).toBeGreaterThanOrEqual(0);
+    expect(old.kemUploads).toEqual([]);
+    expect((await erin.api.keysBundle("erin:1")).kemPreKey).toBeUndefined();
+
+    const alice = await member(server.url, "alice:1");
+    await alice.send("erin:1", bytes("hi erin"));
+    expect((await erin.receive()).map((m) => str(m.plaintext))).toEqual(["hi erin"]);
+    expect(await alice.session("erin:1")).toEqual({ address: "erin:1", postQuantum: false });
+    expect(erin.errors).toEqual([]);
   });
 
   it("a classic peer (no KEM prekeys) and a PQ peer talk both ways over X3DH", async () => {

@@ -61,14 +61,21 @@ export const PreKeyBundle = v.object({
 
 export const KeysRegisterResponse = OkResponse;
 export const KeysDeleteResponse = OkResponse;
-/** `remaining`, `kemRemaining`: one-time prekeys of each kind queued after the append. */
+/**
+ * `remaining`, `kemRemaining`: one-time prekeys of each kind queued after the append. Servers
+ * that predate ML-KEM prekeys send no `kemRemaining`/`kemCount`; a client reads the absence as
+ * "this server takes no KEM keys".
+ */
 export const KeysReplenishResponse = v.object({
   ok: v.boolean(),
   remaining: count("remaining"),
-  kemRemaining: count("kemRemaining"),
+  kemRemaining: v.optional(count("kemRemaining")),
 });
 /** `kemCount`: one-time KEM prekeys queued, the last-resort key not counted. */
-export const KeysCountResponse = v.object({ count: count("count"), kemCount: count("kemCount") });
+export const KeysCountResponse = v.object({
+  count: count("count"),
+  kemCount: v.optional(count("kemCount")),
+});
 
 export type KeysRegisterRequest = v.InferInput<typeof KeysRegisterBody>;
 export type KeysReplenishRequest = v.InferInput<typeof KeysReplenishBody>;
