@@ -7,7 +7,7 @@ import { printTable } from "../harness/table.js";
 import { suites } from "../suites.js";
 import { builtCheckout } from "./base-checkout.js";
 import { judge, TOLERANCE, verdict } from "./judge.js";
-import { parsePrintedTables } from "./parse-tables.js";
+import { type PrintedRow, parsePrintedTables } from "./parse-tables.js";
 
 const USAGE = `usage: pnpm bench:compare <git-ref> [suite...] [--rounds N]
 Runs each suite on <git-ref> and on this checkout, alternating, N rounds (default 2), and prints
@@ -35,10 +35,7 @@ const outputs = mkdtempSync(join(tmpdir(), "svc-bench-compare-"));
 console.error(`each run's output is kept in ${outputs}`);
 
 for (const suite of named.length > 0 ? named : Object.keys(suites)) {
-  const results: Array<{
-    base: ReturnType<typeof parsePrintedTables>;
-    head: (typeof results)[0]["base"];
-  }> = [];
+  const results: Array<{ base: PrintedRow[]; head: PrintedRow[] }> = [];
   for (let round = 1; round <= rounds; round++) {
     // ABBA: the side that runs second in one round runs first in the next, so a machine that
     // warms up or slows down over the run weighs on both sides alike.
