@@ -1,5 +1,5 @@
 import { ed25519, x25519 } from "@noble/curves/ed25519.js";
-import { concatBytes, equalBytes } from "@svc/canonical";
+import { concatBytes, decodeBase64Url, equalBytes } from "@svc/canonical";
 import { KEY_SIZE } from "./assert.js";
 import { type DhKeyPair, dh } from "./dh.js";
 import { RatchetError } from "./errors.js";
@@ -74,35 +74,51 @@ export function dhAllAsync(pairs: readonly [Uint8Array, Uint8Array][]): Promise<
 
 /**
  * GENERATE_DH(). With a caller's `random` the same bytes give the same pair as
- * {@link generateDh}; with the default source, WebCrypto generates the pair itself (from the
- * same system generator) when it can.
+ * {@link generateDh}, drawn before this returns (so calls draw in the order they are made); with
+ * the default source, WebCrypto generates the pair itself (from the same system generator) when
+ * it can, and hands both halves over in one JWK export (a PKCS #8 export and a raw one cost twice
+ * as much).
  */
-export async function generateDhAsync(random: RandomBytes): Promise<DhKeyPair> {
-  if (!(await hasX25519())) {
+export function generateDhAsync(random: RandomBytes): Promise<DhKeyPair> {
+  if (random !== defaultRandom) {
     const privateKey = drawRandom(random, KEY_SIZE);
+    return publicDhKeyAsync(privateKey).then((publicKey) => ({ privateKey, publicKey }));
+  }
+  return generateNativeDh();
+}
+
+async function generateNativeDh(): Promise<DhKeyPair> {
+  if (!(await hasX25519())) {
+    const privateKey = drawRandom(defaultRandom, KEY_SIZE);
     return { privateKey, publicKey: x25519.getPublicKey(privateKey) };
   }
   const subtle = globalThis.crypto.subtle;
-  if (random === defaultRandom) {
-    const pair = (await subtle.generateKey(X25519, true, ["deriveBits"])) as {
-      privateKey: NativeKey;
-      publicKey: NativeKey;
-    };
-    const [pkcs8, raw] = await Promise.all([
-      subtle.exportKey("pkcs8", pair.privateKey),
-      subtle.exportKey("raw", pair.publicKey),
-    ]);
-    const encoded = new Uint8Array(pkcs8);
-    const privateKey = encoded.slice(PKCS8_X25519_PREFIX.length);
-    const publicKey = new Uint8Array(raw);
-    const prefix = encoded.subarray(0, PKCS8_X25519_PREFIX.length);
-    if (equalBytes(prefix, PKCS8_X25519_PREFIX) && privateKey.length === KEY_SIZE) {
-      remember(x25519Private, privateKey, Promise.resolve(pair.privateKey));
-      return { privateKey, publicKey };
-    }
+  const pair = (await subtle.generateKey(X25519, true, ["deriveBits"])) as {
+    privateKey: NativeKey;
+  };
+  const jwk = (await subtle.exportKey("jwk", pair.privateKey)) as { d?: unknown; x?: unknown };
+  const privateKey = keyOfJwk(jwk.d);
+  const publicKey = keyOfJwk(jwk.x);
+  if (privateKey && publicKey) {
+    remember(x25519Private, privateKey, Promise.resolve(pair.privateKey));
+    return { privateKey, publicKey };
   }
-  const privateKey = drawRandom(random, KEY_SIZE);
-  return { privateKey, publicKey: await subtleX25519(privateKey, BASE_POINT) };
+  // A platform whose JWK is not RFC 8037's: the key bytes come from here instead.
+  const drawn = drawRandom(defaultRandom, KEY_SIZE);
+  return { privateKey: drawn, publicKey: await subtleX25519(drawn, BASE_POINT) };
+}
+
+function keyOfJwk(member: unknown): Uint8Array | undefined {
+  try {
+    return typeof member === "string" ? decodeBase64Url(member, KEY_SIZE) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function publicDhKeyAsync(privateKey: Uint8Array): Promise<Uint8Array> {
+  if (!(await hasX25519())) return x25519.getPublicKey(privateKey);
+  return subtleX25519(privateKey, BASE_POINT);
 }
 
 /**

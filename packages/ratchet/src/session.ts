@@ -106,9 +106,16 @@ export async function initiateSession(
   await verifyBundleAsync(bundle);
   assertBytes("plaintext", plaintext);
   const random = options.random ?? defaultRandom;
-  const ephemeral = await generateDhAsync(random);
+  // Each of these draws its randomness before it returns, in this order (the vectors depend on
+  // it); the key pairs are generated meanwhile, and every DH below runs at once.
+  const ephemeralPair = generateDhAsync(random);
   const kem = bundle.kemPreKey && kemEncapsulate(bundle.kemPreKey.publicKey, random);
-  const dhOutputs = await dhAllAsync(initiatorDhInputs(identity, bundle, ephemeral));
+  const [ephemeral, dhs] = await Promise.all([ephemeralPair, generateDhAsync(random)]);
+  const dhr = bundle.signedPreKey.publicKey;
+  const [dhOutputs, ratchetDh] = await Promise.all([
+    dhAllAsync(initiatorDhInputs(identity, bundle, ephemeral)),
+    dhAsync(dhs.privateKey, dhr),
+  ]);
   const sharedKey = kem ? kdfPqxdh(dhOutputs, kem.sharedSecret) : kdfX3dh(dhOutputs);
   const preKeyFields = encodePreKeyFields({
     identitySigningKey: identity.identitySigningKey,
@@ -125,9 +132,7 @@ export async function initiateSession(
         },
       }),
   });
-  const dhs = await generateDhAsync(random);
-  const dhr = bundle.signedPreKey.publicKey;
-  const { rootKey, chainKey } = kdfRk(sharedKey, await dhAsync(dhs.privateKey, dhr));
+  const { rootKey, chainKey } = kdfRk(sharedKey, ratchetDh);
   const session = new Session(
     {
       role: "initiator",
@@ -191,14 +196,17 @@ export async function respondToFirstMessage(
     identitySigningKey: preKey.identitySigningKey,
     identityDHKey: preKey.identityDHKey,
   };
-  const dhOutputs = await dhAllAsync(
-    responderDhInputs(identity, signedPreKey, oneTimePreKey, senderIdentity, preKey.baseKey),
-  );
-  const sharedKey = kemSharedSecret ? kdfPqxdh(dhOutputs, kemSharedSecret) : kdfX3dh(dhOutputs);
-  // The responder's first DH-ratchet step, from the signed prekey the initiator ratcheted with.
+  // The responder's first DH-ratchet step starts from the signed prekey the initiator ratcheted
+  // with: its receiving DH and the new key pair need nothing of X3DH, so all of it runs at once.
   const theirs = decoded.header.dh;
-  const receivingDh = await dhAsync(signedPreKey, theirs);
-  const dhs = await generateDhAsync(random);
+  const [dhOutputs, receivingDh, dhs] = await Promise.all([
+    dhAllAsync(
+      responderDhInputs(identity, signedPreKey, oneTimePreKey, senderIdentity, preKey.baseKey),
+    ),
+    dhAsync(signedPreKey, theirs),
+    generateDhAsync(random),
+  ]);
+  const sharedKey = kemSharedSecret ? kdfPqxdh(dhOutputs, kemSharedSecret) : kdfX3dh(dhOutputs);
   const ratcheted = ratchetStep(
     { rk: sharedKey, ns: 0, step: 0 },
     theirs,
