@@ -111,8 +111,10 @@ When the server goes away, says "disconnected" once, retries until it is back (t
 A conversation with <address> in the terminal. Each line typed is sent to <address>; messages
 arriving are printed above the prompt ("<from>: <text>"; those from other addresses too, with
 their address, since each message shown is acknowledged) without breaking the line being typed.
-Ctrl-C or Ctrl-D leaves, exit 0. The server is waited for when it cannot be reached, and a
-listen or send may run from the same home meanwhile.`,
+A line says whether the session with <address> is post-quantum (PQXDH) or classic (X3DH) once
+there is one, and again if a new session changes it. Ctrl-C or Ctrl-D leaves, exit 0. The server
+is waited for when it cannot be reached, and a listen or send may run from the same home
+meanwhile.`,
   "keys status": `usage: svc keys status [options]
 
 Prints the address, the one-time prekeys left on the server and held here, the signed prekey id,

@@ -40,6 +40,7 @@ describe.skipIf(!built)("svc chat on a terminal", () => {
     expect(screen()).toContain("svc: chatting with bob:1 as alice:1; Ctrl-C or Ctrl-D leaves\r\n");
 
     type("hello bob\r");
+    await until(() => screen().includes("svc: bob:1: post-quantum session (PQXDH"), 15_000);
     type("half a li");
     await until(() => screen().includes("half a li"), 10_000);
     expect((await as("bob", "send", "alice:1", "hi alice")).code).toBe(EXIT.ok);

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
 import { EXIT } from "./exit.js";
 import { connectionNotes, LeftForNextListen, type ListenContext } from "./listen.js";
-import { messageReport } from "./output.js";
+import { messageReport, sessionReport } from "./output.js";
 
 const PROMPT = "> ";
 
@@ -9,7 +9,9 @@ const PROMPT = "> ";
  * `svc chat <peer>`: each line typed is sent to `peer`; each message arriving is printed above
  * the prompt, the line being typed drawn again under it, and acknowledged once printed. Messages
  * from other addresses are printed too (with their address), since a message is acknowledged only
- * once someone could read it. Ctrl-C, Ctrl-D (the end of input) or a signal leaves, exit 0.
+ * once someone could read it. The kind of session with `peer` (post-quantum or classic) is noted
+ * when first known and whenever it changes. Ctrl-C, Ctrl-D (the end of input) or a signal leaves,
+ * exit 0.
  */
 export async function chat(context: ListenContext, peer: string): Promise<number> {
   const { client, input, output } = context;
@@ -39,10 +41,18 @@ export async function chat(context: ListenContext, peer: string): Promise<number
     address,
     () => true,
   );
+  let postQuantum: boolean | undefined;
+  const noteSessionKind = async () => {
+    const session = await client.session(peer).catch(() => undefined);
+    if (session === undefined || session.postQuantum === postQuantum) return;
+    postQuantum = session.postQuantum;
+    above(() => context.note(sessionReport(session).text));
+  };
   const subscription = client.subscribe(
-    (message) => {
+    async (message) => {
       if (stop.signal.aborted) throw new LeftForNextListen(`${message.msgId} left queued`);
       above(() => context.print(messageReport(message)));
+      await noteSessionKind();
     },
     {
       signal: stop.signal,
@@ -57,7 +67,7 @@ export async function chat(context: ListenContext, peer: string): Promise<number
     if (line.trim() !== "") {
       sending = sending.then(() =>
         client.send(peer, new TextEncoder().encode(line)).then(
-          () => undefined,
+          () => noteSessionKind(),
           (error: unknown) => above(() => context.fail(context.describe(error))),
         ),
       );
@@ -66,6 +76,7 @@ export async function chat(context: ListenContext, peer: string): Promise<number
   });
 
   context.note(`chatting with ${peer} as ${address}; Ctrl-C or Ctrl-D leaves`);
+  await noteSessionKind();
   if (terminal) lines.prompt();
   const stopped = new Promise<void>((resolve) =>
     stop.signal.addEventListener("abort", () => resolve(), { once: true }),
