@@ -66,8 +66,26 @@ describe("judge", () => {
       base: parsePrintedTables(printed("t: x", fetchRows(1000, 800, 10))),
       head: parsePrintedTables(printed("t: x", fetchRows(1000, 800, p99))),
     });
-    const [, , latency] = judge([round(20), round(12.5), round(5)]);
+    const [, , latency] = judge([round(20), round(12.5), round(12)]);
     expect(latency?.change).toBe(0.8);
-    expect(verdict(latency as NonNullable<typeof latency>)).toBe("worse");
+    expect(latency?.spread).toBeCloseTo(20 / 12 - 1);
+    expect(verdict(latency as NonNullable<typeof latency>)).toBe("noise");
+  });
+
+  it("calls a change the run cannot tell from its own spread noise, and one beyond it worse", () => {
+    const round = (pop: number, fetch: number) => ({
+      base: parsePrintedTables(printed("t: x", fetchRows(1000, 800, 10))),
+      head: parsePrintedTables(printed("t: x", fetchRows(pop, fetch, 10))),
+    });
+    // The head's fetch share of its baseline: 0.8 and 0.76 against the base's 0.8 -> 1 and 0.95.
+    const [, close] = judge([round(1000, 800), round(1000, 760)]);
+    expect(close).toMatchObject({ normalized: 0.975, spread: expect.closeTo(1 / 0.95 - 1) });
+    expect(verdict(close as NonNullable<typeof close>)).toBe("same");
+    const [, steady] = judge([round(1000, 640), round(1000, 640)]);
+    expect(steady).toMatchObject({ normalized: expect.closeTo(0.8), spread: 0 });
+    expect(verdict(steady as NonNullable<typeof steady>)).toBe("worse");
+    const [, wide] = judge([round(1000, 800), round(1000, 600)]);
+    expect(wide?.normalized).toBeCloseTo(0.875);
+    expect(verdict(wide as NonNullable<typeof wide>)).toBe("noise");
   });
 });

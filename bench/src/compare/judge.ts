@@ -14,6 +14,12 @@ export interface Judged {
    * did to both rows cancels out. Undefined for a row without a baseline.
    */
   normalized?: number;
+  /**
+   * How far one side's figure moved between its own rounds (the largest of either side's
+   * max ÷ min, less 1, normalized where the change is): the machine's noise for this row. Zero
+   * with a single round.
+   */
+  spread: number;
 }
 
 /** How far from 1 a change may be and still count as the same. */
@@ -36,23 +42,45 @@ export function judge(rounds: ReadonlyArray<{ base: PrintedRow[]; head: PrintedR
     const normalized = pairs.flatMap(({ b, h, bBase, hBase }) =>
       bBase && hBase ? [better(b.value / bBase.value, h.value / hBase.value)] : [],
     );
+    const normalizable = normalized.length === pairs.length;
+    const side = (figure: (pair: (typeof pairs)[number]) => number) => spreadOf(pairs.map(figure));
     judged.push({
       table: row.table,
       name: row.name,
       base: median(pairs.map((p) => p.b.value)),
       head: median(pairs.map((p) => p.h.value)),
       change: median(pairs.map(({ b, h }) => better(b.value, h.value))),
-      ...(normalized.length === pairs.length ? { normalized: median(normalized) } : {}),
+      ...(normalizable ? { normalized: median(normalized) } : {}),
+      spread: normalizable
+        ? Math.max(
+            side(({ b, bBase }) => b.value / (bBase?.value ?? 1)),
+            side(({ h, hBase }) => h.value / (hBase?.value ?? 1)),
+          )
+        : Math.max(
+            side(({ b }) => b.value),
+            side(({ h }) => h.value),
+          ),
     });
   }
   return judged;
 }
 
-/** "same" within the tolerance, else "better" or "worse", judged normalized where possible. */
-export function verdict(row: Judged): "same" | "better" | "worse" {
+/**
+ * "same" within the tolerance; "noise" beyond it but within the row's own spread between rounds
+ * (the run cannot tell); else "better" or "worse". Judged normalized where possible.
+ */
+export function verdict(row: Judged): "same" | "noise" | "better" | "worse" {
   const change = row.normalized ?? row.change;
-  if (Math.abs(change - 1) <= TOLERANCE) return "same";
+  const distance = Math.abs(change - 1);
+  if (distance <= TOLERANCE) return "same";
+  if (distance <= row.spread) return "noise";
   return change > 1 ? "better" : "worse";
+}
+
+function spreadOf(values: number[]): number {
+  const positive = values.filter((value) => value > 0);
+  if (positive.length < 2) return 0;
+  return Math.max(...positive) / Math.min(...positive) - 1;
 }
 
 function baselineOf(rows: PrintedRow[], row: PrintedRow): PrintedRow | undefined {
