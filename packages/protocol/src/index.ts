@@ -14,6 +14,7 @@ export {
   type SignedPreKey,
 } from "./bundle.js";
 export { DECIMAL_U64_PATTERN, parseDecimalU64, parseSafeDecimal } from "./decimal.js";
+export * from "./devices/index.js";
 export { MSG_ID_PATTERN, msgIdOf, RATCHET_ENVELOPE_TYPE } from "./envelope.js";
 export {
   badRequest,
@@ -48,6 +49,7 @@ export {
   routePattern,
 } from "./routes.js";
 export * from "./schemas/bridge.js";
+export * from "./schemas/devices.js";
 export { OkResponse, signedPayloadEntries } from "./schemas/fields.js";
 export * from "./schemas/inbox.js";
 export * from "./schemas/keys.js";

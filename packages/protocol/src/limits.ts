@@ -9,6 +9,8 @@ export const LIMITS = {
   prekeysQueued: 1000,
   /** One-time ML-KEM prekeys queued per address (the last-resort key not counted). */
   kemPreKeysQueued: 1000,
+  /** Devices on one account's list. */
+  devicesPerAccount: 16,
   /** Server default; configurable. */
   maxBlobBytes: 1024 * 1024,
   /** Server default; configurable. */
