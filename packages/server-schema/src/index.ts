@@ -1,5 +1,6 @@
 import { bridgeHubMigrations } from "@svc/bridge-hub";
 import type { PackageMigrations } from "@svc/db";
+import { devicesMigrations } from "@svc/devices";
 import { inboxMigrations } from "@svc/inbox";
 import { ktLogMigrations } from "@svc/kt-log";
 import { prekeysMigrations } from "@svc/prekeys";
@@ -14,4 +15,5 @@ export const migrations: readonly PackageMigrations[] = [
   inboxMigrations,
   ktLogMigrations,
   bridgeHubMigrations,
+  devicesMigrations,
 ];

@@ -77,10 +77,14 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SVC_STREAM_NOT_FOUND: "The receiver holds no state for the transfer stream.",
   SVC_FEATURE_DISABLED:
     "The feature serving the route (key transparency, inbox, observer) is switched off.",
+  SVC_INVALID_DEVICE_LIST:
+    "The device list breaks a rule: its format, its signature, a signer not on the previous version, a device not registered or registered with other keys, too many devices, or an account other than the path's.",
   SVC_MSGID_MISMATCH: "msgId is not the lower-hex SHA-256 of the ciphertext bytes.",
   SVC_REPLAY: "A transfer chunk's seq is at or below the lane's lastSeqAcked.",
   SVC_OUT_OF_ORDER: "A transfer chunk's seq is above lastSeqAcked + 1.",
   SVC_INVALID_TRANSITION: "The transfer stream is not in a state that allows the request.",
+  SVC_DEVICE_LIST_CONFLICT:
+    "The device list is not the version after the stored latest one (another device changed the list first, or a version was skipped); `currentVersion` is the stored latest version, 0 when the account has no list.",
   SVC_TOO_LARGE: "Body over the limit (maxBlobBytes, maxChunkBytes, request body limit).",
   SVC_RATE_LIMITED: "Rate limit exceeded; retry after Retry-After seconds.",
   SVC_QUOTA_EXCEEDED: "The recipient's inbox quota is full; retry after Retry-After seconds.",
