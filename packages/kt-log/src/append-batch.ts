@@ -1,5 +1,12 @@
 import type { Database } from "@svc/db";
-import { encodeLeafV2, type KtLeaf, leafCommitment, type SignedTreeHead } from "@svc/kt-verify";
+import {
+  deviceListCommitment,
+  deviceListSubject,
+  encodeLeafV2,
+  type KtLeaf,
+  leafCommitment,
+  type SignedTreeHead,
+} from "@svc/kt-verify";
 import {
   CompactRange,
   leafHash,
@@ -29,7 +36,37 @@ import type { AddressIndex } from "./vrf-indexes.js";
  */
 export type KtChange =
   | (Omit<Extract<KtLeaf, { kind: "identity" }>, "timestampMs"> & { kemKeyHash?: Uint8Array })
-  | Omit<Extract<KtLeaf, { kind: "tombstone" }>, "timestampMs">;
+  | Omit<Extract<KtLeaf, { kind: "tombstone" }>, "timestampMs">
+  | DeviceListChange;
+
+/**
+ * A new version of an account's device list: an identity leaf under the list's own name in the
+ * log (`address`, see {@link deviceListChange}), committing to the version's hash.
+ */
+export interface DeviceListChange {
+  kind: "device-list";
+  /** deviceListSubject(account): the name the log keeps the list under. */
+  address: string;
+  account: string;
+  listHash: Uint8Array;
+}
+
+/** The change that logs version `listHash` of `account`'s device list. */
+export function deviceListChange(account: string, listHash: Uint8Array): DeviceListChange {
+  return { kind: "device-list", address: deviceListSubject(account), account, listHash };
+}
+
+/** The commitment of a change's leaf under `opening` (throws for a change that cannot be logged). */
+export function changeCommitment(change: KtChange, opening: Uint8Array): Uint8Array {
+  switch (change.kind) {
+    case "device-list":
+      return deviceListCommitment(opening, change.account, change.listHash);
+    case "identity":
+      return leafCommitment(opening, change.address, change);
+    case "tombstone":
+      return leafCommitment(opening, change.address, undefined);
+  }
+}
 
 /** A change with its address's VRF index, as the batch appends it. */
 export type IndexedChange = KtChange & { vrf: AddressIndex };
@@ -117,13 +154,9 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
   const appended: Appended[] = [];
   for (const [i, change] of changes.entries()) {
     const opening = newOpening();
-    const commitment = leafCommitment(
-      opening,
-      change.address,
-      change.kind === "identity" ? change : undefined,
-    );
+    const commitment = changeCommitment(change, opening);
     const leaf = encodeLeafV2({
-      kind: change.kind,
+      kind: change.kind === "tombstone" ? "tombstone" : "identity",
       index: change.vrf.index,
       commitment,
       timestampMs,

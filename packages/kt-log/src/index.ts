@@ -1,4 +1,9 @@
-export type { Appended, KtChange } from "./append-batch.js";
+export {
+  type Appended,
+  type DeviceListChange,
+  deviceListChange,
+  type KtChange,
+} from "./append-batch.js";
 export { KtLogError, type KtLogErrorCode } from "./errors.js";
 export { KtLog, type KtLogOptions } from "./kt-log.js";
 export type { IdentityKeys } from "./proof-cache.js";

@@ -1,10 +1,12 @@
 import { equalBytes } from "@svc/canonical";
 import type { Storage } from "@svc/db";
 import {
+  decodeLeafV2,
   defaultOrigin,
+  deviceListCommitment,
+  deviceListSubject,
   type KtProof,
   type KtProofBody,
-  leafCommitment,
   type SignedTreeHead,
 } from "@svc/kt-verify";
 import {
@@ -24,6 +26,7 @@ import {
   type Appended,
   appendGuarded,
   appendLocked,
+  changeCommitment,
   type KtChange,
   type RightEdge,
 } from "./append-batch.js";
@@ -294,11 +297,7 @@ export class KtLog {
    */
   append(change: KtChange): Promise<Appended> {
     try {
-      leafCommitment(
-        OPENING_CHECK,
-        change.address,
-        change.kind === "identity" ? change : undefined,
-      );
+      changeCommitment(change, OPENING_CHECK);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -353,6 +352,23 @@ export class KtLog {
    */
   proofFor(address: string): Promise<KtProof> {
     return this.#prove(address);
+  }
+
+  /**
+   * The proof that version `listHash` of `account`'s device list is the latest the log holds (or,
+   * without `listHash`, that the account never had one), under the latest STH; undefined when the
+   * log shows something else (a version being appended, or one written since the caller read).
+   */
+  async deviceListProof(
+    account: string,
+    listHash: Uint8Array | undefined,
+  ): Promise<KtProof | undefined> {
+    const proof = await this.proofFor(deviceListSubject(account));
+    const { body } = proof;
+    if (listHash === undefined) return body.type === "absence" ? proof : undefined;
+    if (body.type !== "inclusion" || body.opening === undefined) return undefined;
+    const commitment = deviceListCommitment(body.opening, account, listHash);
+    return equalBytes(decodeLeafV2(body.leaf).commitment, commitment) ? proof : undefined;
   }
 
   /**

@@ -1,4 +1,9 @@
 export { checkpointText, defaultOrigin } from "./checkpoint.js";
+export {
+  deviceListCommitment,
+  deviceListSubject,
+  verifyDeviceListBody,
+} from "./device-list-proof.js";
 export { KtVerifyError, type KtVerifyErrorCode } from "./errors.js";
 export { decodeLeaf, encodeLeaf, type KtLeaf, LEAF_DOMAIN, LEAF_KIND } from "./leaf.js";
 export {

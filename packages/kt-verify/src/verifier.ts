@@ -2,6 +2,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { decodeBase64, equalBytes, SerialQueue } from "@svc/canonical";
 import { verifyConsistency } from "@svc/merkle";
 import { optionalKey } from "./arguments.js";
+import { verifyDeviceListBody } from "./device-list-proof.js";
 import { KtVerifyError } from "./errors.js";
 import { type FetchFunction, httpLogClient, type LogClient } from "./log-client.js";
 import {
@@ -130,6 +131,32 @@ export class KtVerifier {
     const proof = parseKtProof(json);
     const claim: KtClaim = { type: proof.body.type === "absence" ? "absence" : "tombstone" };
     return this.#verifyProof(address, proof, claim, checkpointMember(json));
+  }
+
+  /**
+   * Checks the `ktProof` of a device list answer: the log's latest version of `account`'s list
+   * is the one whose hash is `listHash` (the caller hashes the served list), or, with `listHash`
+   * undefined, the account never had one (a 404). Then the STH, as for bundles. Device lists
+   * are proved in format 3 only: a verifier without the log's VRF key refuses (KT_MALFORMED).
+   */
+  async verifyDeviceList(
+    account: string,
+    listHash: Uint8Array | undefined,
+    ktProof: unknown,
+  ): Promise<VerifiedKtProof> {
+    if (ktProof === undefined) {
+      throw new KtVerifyError("KT_PROOF_MISSING", "the device list answer carries no ktProof");
+    }
+    if (this.#vrfPublicKey === undefined) {
+      throw new KtVerifyError(
+        "KT_MALFORMED",
+        "device lists are proved in format 3, under the log's VRF key, which is not pinned",
+      );
+    }
+    const proof = parseKtProof(ktProof);
+    const verified = verifyDeviceListBody(account, proof, listHash, this.#vrfPublicKey);
+    await this.observeSth(proof.sth, checkpointMember(ktProof));
+    return verified;
   }
 
   /**
