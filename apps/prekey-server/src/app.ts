@@ -7,8 +7,9 @@ import type { AppEnv } from "./app-env.js";
 import type { Config } from "./config.js";
 import { registerObserverRoutes } from "./observer/routes.js";
 import { registerOperationsRoutes } from "./routes/operations.js";
+import { registerDevicesRoutes } from "./routes/v1/devices/index.js";
 import { registerKeysRoutes } from "./routes/v1/keys/index.js";
-import { createKtHooks } from "./routes/v1/kt/hooks.js";
+import { createDeviceKtHooks, createKtHooks } from "./routes/v1/kt/hooks.js";
 import { registerKtRoutes, startKtLog } from "./routes/v1/kt/index.js";
 import { registerRelayRoutes } from "./routes/v1/relay.js";
 import { createServices, type ServiceOptions, type Services } from "./services.js";
@@ -37,7 +38,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   registerOperationsRoutes(app, services);
   const ktLog = config.kt.enabled ? await startKtLog(services) : undefined;
   if (ktLog) registerKtRoutes(app, services, ktLog);
-  registerKeysRoutes(app, services, ktLog ? createKtHooks(ktLog) : {});
+  const directory = registerKeysRoutes(app, services, ktLog ? createKtHooks(ktLog) : {});
+  registerDevicesRoutes(app, services, directory, ktLog ? createDeviceKtHooks(ktLog) : {});
   const hub = config.inbox.enabled ? await registerRelayRoutes(app, services) : undefined;
   if (!config.kt.enabled) app.all("/v1/kt/*", featureDisabled("key transparency"));
   if (!config.inbox.enabled) {

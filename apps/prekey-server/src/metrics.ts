@@ -36,6 +36,11 @@ export function createMetrics() {
       "ML-KEM prekeys served in bundles, by kind (one_time, last_resort)",
       ["kind"],
     ),
+    deviceListWrites: counter(
+      "svc_device_list_writes_total",
+      "Device list writes by outcome (written, conflict: not the next version, invalid: refused)",
+      ["outcome"],
+    ),
     kemPreKeysLeft: sampledGauge(
       metrics.registry,
       "svc_kem_prekeys_left",

@@ -29,6 +29,12 @@ const decimal = (description: string) =>
 
 export const AddressPath = v.object({ address: AddressParam });
 export const TreeSizePath = v.object({ treeSize: decimal("A tree size (a safe integer).") });
+/** An account: an address without its last `:<device>` part (any valid address can be one). */
+export const AccountPath = v.object({ account: AddressParam });
+export const AccountVersionPath = v.object({
+  account: AddressParam,
+  version: decimal("A version of the account's device list (a safe integer, from 1)."),
+});
 export const InboxBlobPath = v.object({
   address: AddressParam,
   msgId: v.pipe(

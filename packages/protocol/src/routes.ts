@@ -1,6 +1,8 @@
 import * as v from "valibot";
 import { ERROR_STATUS, type ErrorCode } from "./errors.js";
 import {
+  AccountPath,
+  AccountVersionPath,
   AddressPath,
   BridgePollQuery,
   BridgePresenceQuery,
@@ -18,6 +20,7 @@ import {
   TreeSizePath,
 } from "./route-params.js";
 import { PollResponse } from "./schemas/bridge.js";
+import { DeviceListJson } from "./schemas/devices.js";
 import {
   DepositBody,
   DepositResponse,
@@ -64,12 +67,21 @@ import {
 export type RouteAuth =
   | "anonymous"
   | "signed-body"
+  | "signed-list"
   | "signed-query"
   | "transfer-headers"
   | "observer-token";
 
 /** The part of the interface a route belongs to (its OpenAPI tag). */
-export type RouteTag = "operations" | "observer" | "keys" | "kt" | "inbox" | "bridge" | "transfer";
+export type RouteTag =
+  | "operations"
+  | "observer"
+  | "keys"
+  | "devices"
+  | "kt"
+  | "inbox"
+  | "bridge"
+  | "transfer";
 
 /**
  * What a route answers besides JSON: a text body of that media type, an event stream, a
@@ -120,6 +132,10 @@ export interface RouteContract {
 }
 
 const BundleResponse = v.object({ ...PreKeyBundle.entries, ktProof: v.optional(KtProofJson) });
+const DeviceListResponse = v.object({
+  ...DeviceListJson.entries,
+  ktProof: v.optional(KtProofJson),
+});
 
 /** Failures any route can answer: a crash, or the database out of reach. */
 const SERVER = ["SVC_INTERNAL", "SVC_UNAVAILABLE"] as const;
@@ -375,6 +391,54 @@ export const ROUTES = {
     auth: "anonymous",
     answer: "text/plain",
     errors: KT,
+  },
+  devicesGet: {
+    method: "GET",
+    path: "/v1/devices/{account}",
+    tag: "devices",
+    summary: "The latest version of an account's device list, with its key-transparency proof.",
+    auth: "anonymous",
+    params: AccountPath,
+    response: DeviceListResponse,
+    errors: ["SVC_INVALID_ADDRESS", "SVC_NO_DEVICE_LIST", "SVC_RATE_LIMITED", ...SERVER],
+    errorMembers: { SVC_NO_DEVICE_LIST: { ktProof: v.optional(KtProofJson) } },
+  },
+  devicesVersion: {
+    method: "GET",
+    path: "/v1/devices/{account}/versions/{version}",
+    tag: "devices",
+    summary:
+      "One earlier version of an account's device list (to check the chain up to the latest).",
+    auth: "anonymous",
+    params: AccountVersionPath,
+    response: DeviceListJson,
+    errors: [
+      "SVC_BAD_REQUEST",
+      "SVC_INVALID_ADDRESS",
+      "SVC_NO_DEVICE_LIST",
+      "SVC_RATE_LIMITED",
+      ...SERVER,
+    ],
+  },
+  devicesWrite: {
+    method: "POST",
+    path: "/v1/devices/{account}",
+    tag: "devices",
+    summary: "Store the next version of an account's device list, signed by a device of the last.",
+    auth: "signed-list",
+    params: AccountPath,
+    body: DeviceListJson,
+    response: v.object({ ok: v.boolean(), version: v.number() }),
+    errors: [
+      "SVC_BAD_REQUEST",
+      "SVC_INVALID_ADDRESS",
+      "SVC_INVALID_DEVICE_LIST",
+      "SVC_DEVICE_LIST_CONFLICT",
+      "SVC_TOO_LARGE",
+      "SVC_RATE_LIMITED",
+      ...SERVER,
+    ],
+    errorMembers: { SVC_DEVICE_LIST_CONFLICT: { currentVersion: v.number() } },
   },
   ktVrf: {
     method: "GET",

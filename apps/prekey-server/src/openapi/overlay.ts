@@ -43,6 +43,8 @@ Rate-limit and quota rejections (429) carry \`Retry-After\` in whole seconds (>=
 export const TAGS: Record<RouteTag, string> = {
   operations: "Health, readiness, metrics and this description.",
   keys: "Identity keys, signed prekey, one-time prekeys and ML-KEM-1024 prekeys (X3DH and PQXDH prekey directory).",
+  devices:
+    "Device lists: the devices of an account (an address without its last :<device> part), each version signed by a device of the version before and committed in the key-transparency log.",
   kt: "Key-transparency log (only when configured; otherwise 404 SVC_FEATURE_DISABLED).",
   inbox: "Inbox relay of opaque ciphertext blobs (only when the inbox is enabled).",
   bridge:
@@ -73,6 +75,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SVC_NOT_REGISTERED: "The address has no registration (keys, or inbox for a deposit).",
   SVC_NOT_FOUND: "Unknown route.",
   SVC_STH_NOT_FOUND: "No signed tree head at the requested tree size.",
+  SVC_NO_DEVICE_LIST:
+    "The account has no device list, or not the version asked for (a 404 of the latest carries a key-transparency proof of absence).",
   SVC_BLOB_NOT_FOUND: "The inbox blob does not exist (already acknowledged or expired).",
   SVC_STREAM_NOT_FOUND: "The receiver holds no state for the transfer stream.",
   SVC_FEATURE_DISABLED:

@@ -1,4 +1,5 @@
-import { ROUTES, type RouteContract } from "@svc/protocol";
+import { decodeBase64 } from "@svc/canonical";
+import { deviceListToJson, firstDeviceList, ROUTES, type RouteContract } from "@svc/protocol";
 import {
   answerTypeErrors,
   bridgeUrl,
@@ -89,6 +90,24 @@ async function realAnswers(): Promise<{ served: string; answers: Answer[] }> {
     "absence",
     "tombstone",
   ]);
+
+  // An account's device list: absent (with a proof), then version 1, read with its proof.
+  const devices = "/v1/devices/{account}";
+  await call("get", devices, "/v1/devices/alice@example.org");
+  const first = deviceListToJson(
+    firstDeviceList(
+      { address: alice.address, identitySigningKey: decodeBase64(alice.identitySigningKey, 32) },
+      alice.seed,
+    ),
+  );
+  await send("post", devices, "/v1/devices/alice@example.org", first);
+  await send("post", devices, "/v1/devices/alice@example.org", first);
+  await send("post", devices, "/v1/devices/alice@example.org", { account: "x" });
+  const listed = await eventually(() => call("get", devices, "/v1/devices/alice@example.org"));
+  expect(listed.body).toHaveProperty("ktProof.body.type", "inclusion");
+  const versions = "/v1/devices/{account}/versions/{version}";
+  await call("get", versions, "/v1/devices/alice@example.org/versions/1");
+  await call("get", versions, "/v1/devices/alice@example.org/versions/2");
 
   await call("get", "/v1/kt/log_id", "/v1/kt/log_id");
   await call("get", "/v1/kt/sth", "/v1/kt/sth");

@@ -1,4 +1,4 @@
-import { createPrekeyDirectory } from "@svc/prekeys";
+import { createPrekeyDirectory, type PrekeyDirectory } from "@svc/prekeys";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
@@ -11,12 +11,12 @@ import { registerReplenishRoute } from "./replenish.js";
 
 export type { IdentityChange, KeysHooks, KtProofAnswer } from "./context.js";
 
-/** The prekey directory routes (D5); `hooks` connect key transparency. */
+/** The prekey directory routes (D5); `hooks` connect key transparency. Returns the directory. */
 export function registerKeysRoutes(
   app: Hono<AppEnv>,
   services: Services,
   hooks: KeysHooks = {},
-): void {
+): PrekeyDirectory {
   const directory = createPrekeyDirectory(services.storage.db, {
     fetchConcurrency: services.storage.batchConcurrency,
   });
@@ -27,4 +27,5 @@ export function registerKeysRoutes(
   registerCountRoute(app, routes);
   registerReplenishRoute(app, routes);
   registerDeleteRoute(app, routes);
+  return directory;
 }

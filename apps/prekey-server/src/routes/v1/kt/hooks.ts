@@ -1,5 +1,6 @@
-import type { KtLog } from "@svc/kt-log";
+import { deviceListChange, type KtLog } from "@svc/kt-log";
 import { ktProofToJson, type SignedTreeHead, sthToJson } from "@svc/kt-verify";
+import type { DevicesHooks } from "../devices/index.js";
 import type { IdentityChange, KeysHooks, KtProofAnswer } from "../keys/index.js";
 
 const utf8 = new TextEncoder();
@@ -56,6 +57,25 @@ export function createKtHooks(
       const json = { sth, body: body.json, checkpoint };
       body.answer = { json, bytes: utf8.encode(JSON.stringify(json)) };
       return body.answer;
+    },
+  };
+}
+
+/**
+ * The device list routes' key-transparency hooks: each version stored becomes a leaf under the
+ * list's own name (committed before the write answers); a read carries the proof that its
+ * version is the latest the log holds, or that the account never had a list.
+ */
+export function createDeviceKtHooks(log: KtLog): Required<DevicesHooks> {
+  return {
+    async listWritten(account, listHash) {
+      await log.append(deviceListChange(account, listHash));
+    },
+    async listProof(account, listHash) {
+      const proof = await log.deviceListProof(account, listHash);
+      if (proof === undefined) return undefined;
+      const json = { ...ktProofToJson(proof), checkpoint: await log.checkpointFor(proof.sth) };
+      return { json, bytes: utf8.encode(JSON.stringify(json)) };
     },
   };
 }
