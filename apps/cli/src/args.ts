@@ -13,7 +13,8 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
              2 usage error, 3 key-transparency verification failed (or the server has no log),
-             or a post-quantum downgrade refused, 4 listen timed out, 5 no identity in the
+             a post-quantum downgrade refused, a device list that does not verify, or a link
+             code refused, 4 listen timed out or no device linked in time, 5 no identity in the
              home (run init first), or init over an existing identity,
              6 the peer's identity keys changed (check, then svc trust),
              130 svc transfer send interrupted (run it again to resume); svc transfer, svc kt

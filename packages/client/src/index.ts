@@ -34,6 +34,7 @@ export {
 } from "./safety-number.js";
 export {
   type ChangedPeer,
+  type KnownDeviceList,
   type KtPin,
   type PeerKeys,
   STATE_VERSION,
