@@ -47,6 +47,8 @@ export type ClientErrorCode =
    * other keys, or a 404 for an account whose list was seen. Nothing is sent.
    */
   | "DEVICE_LIST_INVALID"
+  /** removeDevice() of a device the account's list does not name. */
+  | "DEVICE_NOT_LISTED"
   /** Another device changed the account's list first (after one retry on the new version). */
   | "DEVICE_LIST_CONFLICT"
   /** The approving device refused the link request: the code was wrong (or is used up). */

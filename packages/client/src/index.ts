@@ -12,10 +12,12 @@ export {
 } from "./api.js";
 export {
   DEPOSIT_TTL_MS,
+  type DeviceListInfo,
   type IdentityInfo,
   type KeysStatus,
   type KtVerification,
   type ReceiveOptions,
+  type SendResult,
   type SessionInfo,
   SvcClient,
 } from "./client.js";
