@@ -1,12 +1,18 @@
 import { decodeBase64, ed25519Sign, encodeBase64, SerialQueue } from "@svc/canonical";
 import {
   accountOf,
+  type DeviceFrame,
   decodeBundle,
+  decodeDeviceFrame,
   deviceListToJson,
+  encodeDeviceFrame,
   firstDeviceList,
   type IdentityKeys,
+  isDeviceFrame,
+  LIMITS,
   msgIdOf,
   type PreKeyBundleKeys,
+  parseLinkCode,
   SvcError,
   signDeviceList,
 } from "@svc/protocol";
@@ -25,7 +31,14 @@ import {
   type ReceivedMessage,
 } from "./inbound.js";
 import { KtCheck, type KtEvidence } from "./kt.js";
-import { Mailbox, type Reading } from "./mailbox.js";
+import {
+  approveLink,
+  type LinkedDevice,
+  type LinkHost,
+  type LinkOptions,
+  requestLink,
+} from "./linking.js";
+import { inboundOf, Mailbox, type Reading } from "./mailbox.js";
 import {
   addressArgument,
   type ClientOptions,
@@ -469,6 +482,114 @@ export class SvcClient {
       });
       return { account, version: list.version, devices: list.devices };
     });
+  }
+
+  /**
+   * On a device of an account (the first one, or one on its list): makes a one-time link code,
+   * passes it to `onCode`, waits for the new device's request and approves it (see approveLink in
+   * linking.ts). Messages that arrive meanwhile stay in the inbox for receive or subscribe.
+   */
+  linkDevice(options: LinkOptions = {}): Promise<LinkedDevice> {
+    this.#requireState();
+    return approveLink(this.#linkHost(), options);
+  }
+
+  /**
+   * A new device of an account: registers `address` (`<account>:<device>`) as init does, then
+   * asks the device the code names to add it to the account's list and waits for the approval
+   * (see requestLink in linking.ts). Its verified list.
+   */
+  async initLinked(
+    address: string,
+    code: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<DeviceListInfo> {
+    const normalized = addressArgument(address, "address");
+    if (accountOf(normalized) === undefined) {
+      throw new RangeError(`${normalized} has no device part (<account>:<device>)`);
+    }
+    parseLinkCode(code);
+    await this.init(normalized);
+    const list = await requestLink(this.#linkHost(), code, options);
+    return {
+      account: accountOf(normalized) as string,
+      version: list.version,
+      devices: list.devices,
+    };
+  }
+
+  #linkHost(): LinkHost {
+    return {
+      state: () => this.#requireState(),
+      now: () => this.#options.now(),
+      sendFrame: async (address, frame) => {
+        await this.#deposit(address, await this.#seal(address, encodeDeviceFrame(frame)));
+      },
+      nextFrame: (wanted, deadline) => this.#nextLinkFrame(wanted, deadline),
+      ownList: () =>
+        this.#change(
+          async () => (await this.#listOrNone(this.#ownAccount())) ?? (await this.#startList()),
+        ),
+      readList: (account) => this.#change(() => this.#listOrNone(account)),
+      addDevice: (device) =>
+        this.#change(() =>
+          this.#writeList((current) => [
+            ...current.devices.filter((entry) => entry.address !== device.address),
+            device,
+          ]),
+        ),
+      peerKeys: (address) => this.#requireState().peers[address],
+    };
+  }
+
+  /**
+   * Polls the inbox (long polls, up to `deadline`) for a link frame from another device of the
+   * own account that `wanted` accepts; that one is acked, every other message is decrypted and
+   * saved but left for receive or subscribe to hand over.
+   */
+  async #nextLinkFrame(
+    wanted: (from: string, frame: DeviceFrame) => boolean,
+    deadline: number,
+  ): Promise<{ from: string; frame: DeviceFrame }> {
+    const account = this.#ownAccount();
+    let since = 0;
+    for (;;) {
+      const outcomes = await this.#mailbox.unfinished();
+      for (const outcome of outcomes) {
+        if (outcome.kind !== "deliver") continue;
+        const { from, plaintext, msgId } = outcome.message;
+        if (from === this.#requireState().address || accountOf(from) !== account) continue;
+        if (!isDeviceFrame(plaintext)) continue;
+        let frame: DeviceFrame;
+        try {
+          frame = decodeDeviceFrame(plaintext);
+        } catch {
+          continue;
+        }
+        if (frame.kind === "sent-copy" || !wanted(from, frame)) continue;
+        await this.#mailbox.markHandedOver([msgId]);
+        await this.#mailbox.ack(msgId);
+        return { from, frame };
+      }
+      const remaining = deadline - this.#options.now();
+      if (remaining <= 0) {
+        throw new ClientError("LINK_TIMEOUT", "no device answered the link in time");
+      }
+      const { envelopes } = await this.api.bridgePoll(
+        {
+          address: this.#requireState().address,
+          since,
+          timeoutMs: Math.min(remaining, LIMITS.pollTimeoutMs.default),
+        },
+        this.#signingKey(),
+      );
+      since = Math.max(since, ...envelopes.map((e) => e.receivedAt));
+      const processed = await this.#mailbox.process(envelopes.map(inboundOf));
+      await this.#mailbox.settle(
+        processed.filter((outcome) => outcome.kind !== "deliver"),
+        () => undefined,
+      );
+    }
   }
 
   /** The own account; an address without a device part has none (RangeError). */

@@ -25,6 +25,12 @@ export { ClientError, type ClientErrorCode, type IdentityChange } from "./errors
 export { MAX_RETRY_WAIT_SECONDS } from "./http.js";
 export type { ReceivedMessage } from "./inbound.js";
 export type { KtMode } from "./kt.js";
+export {
+  LINK_ATTEMPTS,
+  LINK_TIMEOUT_MS,
+  type LinkedDevice,
+  type LinkOptions,
+} from "./linking.js";
 export type { ClientOptions } from "./options.js";
 export {
   formatSafetyNumber,
