@@ -37,9 +37,13 @@ An end-to-end encrypted messaging client for a svc prekey server.
 
 commands:
   init --address <address>  create an identity, register its keys and its inbox
+  init --address <account>:<n> --link <code> [--timeout <seconds>]
+                            a new device of an account: register it, then have the device
+                            that showed <code> add it to the account's device list
   whoami                    print the address and public identity keys
   send <address> <text|->   send a text message (sets up a session on first use); - or no
-                            text with stdin not a terminal: the message is read from stdin
+                            text with stdin not a terminal: the message is read from stdin;
+                            to an account with a device list: to each of its devices
   listen [--count <n>] [--timeout <seconds>] [--wait] [--drain]
                             print messages as they arrive, queued ones first, and acknowledge them
   chat <address>            a conversation in the terminal: lines typed are sent to <address>,
@@ -50,6 +54,10 @@ commands:
   kt verify <address>       check an address's keys against the key-transparency log
   safety-number <address>   the number to compare with <address> (in person, by phone)
   trust <address>           accept the identity keys the directory now has for <address>
+  devices link [--timeout <seconds>]
+                            show a code for a new device of this account, wait for it, add it
+  devices list [<account>]  an account's verified device list (default: this device's account)
+  devices remove <address>  take a device off this account's list: nothing sent after reaches it
 
   transfer send|receive     encrypted, resumable file transfer between two identities
                             (svc transfer --help)
@@ -72,17 +80,25 @@ export type CommandName =
   | "kt verify"
   | "safety-number"
   | "trust"
-  | "session";
+  | "session"
+  | "devices link"
+  | "devices list"
+  | "devices remove";
 
 /** The most `svc send` reads from stdin. */
 export const MAX_STDIN_BYTES = 64 * 1024;
 
 const COMMAND_USAGE: Record<CommandName, string> = {
   init: `usage: svc init --address <address> [options]
+       svc init --address <account>:<n> --link <code> [--timeout <seconds>] [options]
 
 Generates an identity (Ed25519 signing key, X25519 DH key), a signed prekey, one-time prekeys, an
 ML-KEM-1024 last-resort prekey and 100 one-time ML-KEM prekeys (for PQXDH), stores them in the home's key store (mode 0600) and registers the keys and an inbox for <address>.
-Refuses to replace an identity the home already holds (exit 5).`,
+Refuses to replace an identity the home already holds (exit 5).
+With --link, the new device of an account: after registering, sends its keys with the code's MAC
+to the device that showed <code> (svc devices link), waits for its approval (default 600 s,
+--timeout), then checks the account's device list names it; prints that list as devices list
+does. A wrong code is refused (exit 3, LINK_REFUSED); no answer in time is exit 4 (LINK_TIMEOUT).`,
   whoami: `usage: svc whoami [options]
 
 Prints the home's address and its public identity keys (base64); exit 5 without an identity.`,
@@ -141,6 +157,29 @@ and fetches nothing (no one-time prekey of <address> is used up); fails when non
 yet (after a first message, or svc trust <address>, they are). When other keys were seen and not
 trusted yet, prints their number too. --json: {"address","safetyNumber","fingerprint",
 "ownFingerprint"} and "changed": {"safetyNumber","fingerprint"} when other keys were seen.`,
+  "devices link": `usage: svc devices link [--timeout <seconds>] [options]
+
+On a device of an account (the first one starts the account's device list): prints a one-time
+code ("code: 1-7K3M-9QX2-HT4W-PB6N"; --json: {"code","expiresAt"}), then waits for the new device
+(svc init --address <account>:<n> --link <code> there). Its keys must carry the code's MAC and be
+the keys its directory entry and its session have; it is then added to the list and told so, and
+"linked <address> (version <n>)" printed (--json: {"linked","version"}). The code is good for
+600 s (--timeout) and one device; a wrong one is refused, and after 3 the code is void (exit 3,
+LINK_REFUSED). No device in time: exit 4 (LINK_TIMEOUT). Messages arriving meanwhile stay queued
+for listen.`,
+  "devices list": `usage: svc devices list [<account>] [options]
+
+Fetches and verifies an account's device list (default: this device's account): each version
+signed by a device of the one before, chained to the version seen last, and proved by the
+key-transparency log unless there is none (--no-kt). Prints the version and each device with its
+identity signing key; --json: {"account","version","devices":[{"address","identitySigningKey"}]}.
+A list that does not verify is exit 3 (DEVICE_LIST_INVALID); an account without a list, exit 1.`,
+  "devices remove": `usage: svc devices remove <address> [options]
+
+Writes the next version of this account's device list without <address> (another device of the
+account, or this one), signed by this device: nothing sent to the account afterwards reaches
+<address>. Prints the new list as devices list does. Another device changing the list at the same
+time is retried once, then exit 1 (DEVICE_LIST_CONFLICT).`,
   trust: `usage: svc trust <address> [options]
 
 Accepts the identity keys the directory (KT-verified) now has for <address>, after send refused
@@ -167,6 +206,10 @@ export interface GlobalArgs {
 
 export type CommandArgs =
   | { command: "init"; address: string }
+  | { command: "init"; address: string; link: string; timeoutMs: number | undefined }
+  | { command: "devices link"; timeoutMs: number | undefined }
+  | { command: "devices list"; account: string | undefined }
+  | { command: "devices remove"; address: string }
   | { command: "whoami" }
   /** `text` "-", or undefined with stdin not a terminal: the message is read from stdin. */
   | { command: "send"; to: string; text: string | undefined }
@@ -190,7 +233,7 @@ export interface ArgsEnv extends HomeEnv {
 }
 
 const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
-  init: ["address"],
+  init: ["address", "link", "timeout"],
   whoami: [],
   send: [],
   listen: ["count", "timeout", "wait", "drain"],
@@ -200,6 +243,9 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   "safety-number": [],
   trust: [],
   session: [],
+  "devices link": ["timeout"],
+  "devices list": [],
+  "devices remove": [],
 };
 
 const OPTION_SPEC = {
@@ -210,6 +256,7 @@ const OPTION_SPEC = {
   timeout: { type: "string" },
   wait: { type: "boolean" },
   drain: { type: "boolean" },
+  link: { type: "string" },
 } as const;
 
 /** Parses `svc <argv>`; throws a UsageError saying what is wrong. */
@@ -232,10 +279,43 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
     }
   };
   switch (command) {
-    case "init":
+    case "init": {
       expectOperands([]);
       if (values.address === undefined) throw new UsageError("--address is required", command);
-      return { ...global, command, address: address(values.address, "--address", command) };
+      const where = address(values.address, "--address", command);
+      if (values.link === undefined) {
+        if (values.timeout !== undefined)
+          throw new UsageError("--timeout goes with --link", command);
+        return { ...global, command, address: where };
+      }
+      if (!/:[^:]+$/.test(where)) {
+        throw new UsageError("--link needs --address <account>:<device>", command);
+      }
+      return {
+        ...global,
+        command,
+        address: where,
+        link: values.link,
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout, command),
+      };
+    }
+    case "devices link":
+      expectOperands([]);
+      return {
+        ...global,
+        command,
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout, command),
+      };
+    case "devices list":
+      if (operands.length > 1) expectOperands(["account"]);
+      return {
+        ...global,
+        command,
+        account: operands[0] === undefined ? undefined : address(operands[0], "<account>", command),
+      };
+    case "devices remove":
+      expectOperands(["address"]);
+      return { ...global, command, address: address(operands[0] as string, "<address>", command) };
     case "send": {
       if (operands.length !== 1) expectOperands(["address", "text"]);
       const text = operands[1];
@@ -257,7 +337,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
         ...global,
         command,
         count: values.count === undefined ? undefined : count(values.count),
-        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout),
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout, command),
         wait: values.wait ?? false,
         drain,
       };
@@ -278,7 +358,10 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
 }
 
 /** Each command by its first word; the second word of a two-word command. */
-const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
+const COMMANDS = new Map<
+  string,
+  { command: CommandName; second?: string; seconds?: readonly string[] }
+>([
   ["init", { command: "init" }],
   ["whoami", { command: "whoami" }],
   ["send", { command: "send" }],
@@ -289,6 +372,7 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["safety-number", { command: "safety-number" }],
   ["trust", { command: "trust" }],
   ["session", { command: "session" }],
+  ["devices", { command: "devices list", seconds: ["link", "list", "remove"] }],
 ]);
 
 /** The command a line that failed to parse was meant for, to print the right usage. */
@@ -299,6 +383,13 @@ function splitCommand(positionals: string[]): [CommandName, string[]] {
   const [first, ...rest] = positionals as [string, ...string[]];
   const entry = COMMANDS.get(first);
   if (entry === undefined) throw new UsageError(`unknown command: ${first}`, undefined);
+  if (entry.seconds !== undefined) {
+    const second = rest[0] ?? "";
+    if (!entry.seconds.includes(second)) {
+      throw new UsageError(`unknown command: svc ${first} ${second}`.trim(), entry.command);
+    }
+    return [`${first} ${second}` as CommandName, rest.slice(1)];
+  }
   if (entry.second === undefined) return [entry.command, rest];
   if (rest[0] !== entry.second) {
     throw new UsageError(`unknown command: svc ${first} ${rest[0] ?? ""}`.trim(), entry.command);
@@ -369,12 +460,12 @@ function count(raw: string): number {
 /** setTimeout's limit is 2^31 - 1 ms, a little under 25 days. */
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
-function timeoutMs(raw: string): number {
+function timeoutMs(raw: string, command: CommandName): number {
   const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS)) {
     throw new UsageError(
       `--timeout must be a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}, not ${raw}`,
-      "listen",
+      command,
     );
   }
   return Math.ceil(seconds * 1000);

@@ -464,6 +464,20 @@ export class SvcClient {
   }
 
   /**
+   * The device list last verified for `account` (default: the own account), as remembered;
+   * nothing is fetched. Undefined when none was seen.
+   */
+  rememberedDeviceList(account?: string): DeviceListInfo | undefined {
+    const state = this.#requireState();
+    const name =
+      account === undefined ? accountOf(state.address) : addressArgument(account, "account");
+    const list = name === undefined ? undefined : state.accounts?.[name];
+    return list && name !== undefined
+      ? { account: name, version: list.version, devices: list.devices }
+      : undefined;
+  }
+
+  /**
    * Removes `address` (another device of this account, or this one) from the account's list: a
    * new version without it, signed by this device. Nothing sent after it reaches that device.
    */
