@@ -523,7 +523,9 @@ export class SvcClient {
       throw new RangeError(`${normalized} has no device part (<account>:<device>)`);
     }
     parseLinkCode(code);
-    await this.init(normalized);
+    // A device that registered before (a link that timed out, or was refused) asks again.
+    const registered = this.#state?.registered === true && this.#state.address === normalized;
+    if (!registered) await this.init(normalized);
     const list = await requestLink(this.#linkHost(), code, options);
     return {
       account: accountOf(normalized) as string,
@@ -708,6 +710,9 @@ export class SvcClient {
    */
   async #fanOut(to: string, plaintext: Uint8Array): Promise<Delivery[] | undefined> {
     const state = this.#requireState();
+    // A device this client has a session with, not an account it saw a list of: sent to as a
+    // device, without asking for a list each time.
+    if (state.sessions[to]?.length && state.accounts?.[to] === undefined) return undefined;
     const list = await this.#listOrNone(to);
     if (list === undefined) return undefined;
     const ownAccount = accountOf(state.address);

@@ -211,4 +211,18 @@ describe("several devices per account", () => {
       message: expect.stringContaining("KT_PROOF_MISSING"),
     });
   });
+
+  it("refuses a list whose KT proof is not of it (a version the log does not commit)", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    await account(server.url, directory, ["alice:1"]);
+    const bob = await member(server.url, "bob:1", { fetch: directory.fetch });
+    // A real proof from the log, but of alice:1's identity keys, not of alice's list.
+    directory.ktProof.value = (await bob.api.keysBundle("alice:1")).ktProof;
+    expect(directory.ktProof.value).toBeDefined();
+    await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("key-transparency proof fails"),
+    });
+  });
 });

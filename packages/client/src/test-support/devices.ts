@@ -16,8 +16,14 @@ import { hookedFetch } from "./wire.js";
  * without ktProof as a server without KT gives them. `lists` is open to a test that plays a
  * lying server (a ghost device, a rewritten version).
  */
-export function deviceDirectory(): { fetch: typeof fetch; lists: Map<string, DeviceList[]> } {
+export function deviceDirectory(): {
+  fetch: typeof fetch;
+  lists: Map<string, DeviceList[]>;
+  /** A ktProof to serve with each latest list, when a test sets one. */
+  ktProof: { value: unknown };
+} {
   const lists = new Map<string, DeviceList[]>();
+  const ktProof: { value: unknown } = { value: undefined };
   const answer = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
   const fetch = hookedFetch(async ({ method, url, body }, forward) => {
@@ -31,7 +37,8 @@ export function deviceDirectory(): { fetch: typeof fetch; lists: Map<string, Dev
       if (list === undefined) {
         return answer(404, { name: "SvcError", code: "SVC_NOT_FOUND", message: "no device list" });
       }
-      return answer(200, deviceListToJson(list));
+      const proof = match[2] === undefined ? ktProof.value : undefined;
+      return answer(200, { ...deviceListToJson(list), ...(proof ? { ktProof: proof } : {}) });
     }
     let list: DeviceList;
     try {
@@ -61,5 +68,5 @@ export function deviceDirectory(): { fetch: typeof fetch; lists: Map<string, Dev
     lists.set(account, [...versions, list]);
     return answer(200, { ok: true, version: list.version });
   });
-  return { fetch, lists };
+  return { fetch, lists, ktProof };
 }
