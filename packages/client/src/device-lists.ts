@@ -100,9 +100,14 @@ export function knownOf(list: DeviceList): KnownDeviceList {
   };
 }
 
+/** Versions fetched at once while following a chain. */
+const CHAIN_BATCH = 16;
+
 /**
  * Every step from the remembered version (or from nothing) up to `latest`: the versions between
- * fetched together, the first of them checked to be the one remembered.
+ * fetched a batch at a time, each batch checked before the next is asked for (a server claiming
+ * a version far ahead is caught at its first step that does not verify), the first of them
+ * checked to be the one remembered.
  */
 async function checkChain(
   reader: DeviceListReader,
@@ -110,35 +115,47 @@ async function checkChain(
   known: KnownDeviceList | undefined,
   latest: DeviceList,
 ): Promise<void> {
-  const from = known?.version ?? 1;
-  const versions = Array.from({ length: latest.version - from }, (_, i) => from + i);
-  const between = await Promise.all(
-    versions.map(async (version) => {
-      const list = parsed(account, await reader.api.devicesVersion(account, version));
-      if (list.version !== version) {
-        throw invalid(account, `version ${version} was answered with version ${list.version}`);
-      }
-      return list;
-    }),
-  );
-  const chain = [...between, latest];
   let previous: DeviceList | undefined;
-  if (known !== undefined) {
-    const first = chain.shift() as DeviceList;
-    if (encodeBase64(deviceListHash(first)) !== known.listHash) {
-      throw invalid(account, `another version ${known.version} than the one seen before`);
+  for (let from = known?.version ?? 1; from <= latest.version; from += CHAIN_BATCH) {
+    const to = Math.min(from + CHAIN_BATCH, latest.version + 1);
+    const batch = await Promise.all(
+      Array.from({ length: to - from }, (_, i) => versionOf(reader, account, from + i, latest)),
+    );
+    for (const next of batch) {
+      if (previous === undefined && known !== undefined) {
+        if (encodeBase64(deviceListHash(next)) !== known.listHash) {
+          throw invalid(account, `another version ${known.version} than the one seen before`);
+        }
+      } else {
+        try {
+          checkDeviceListStep(previous, next);
+        } catch (error) {
+          if (!(error instanceof DeviceListError)) throw error;
+          throw invalid(
+            account,
+            `version ${next.version}: ${error.message} (${error.code})`,
+            error,
+          );
+        }
+      }
+      previous = next;
     }
-    previous = first;
   }
-  for (const next of chain) {
-    try {
-      checkDeviceListStep(previous, next);
-    } catch (error) {
-      if (!(error instanceof DeviceListError)) throw error;
-      throw invalid(account, `version ${next.version}: ${error.message} (${error.code})`, error);
-    }
-    previous = next;
+}
+
+/** Version `version` of the chain: `latest` itself, or fetched. */
+async function versionOf(
+  reader: DeviceListReader,
+  account: string,
+  version: number,
+  latest: DeviceList,
+): Promise<DeviceList> {
+  if (version === latest.version) return latest;
+  const list = parsed(account, await reader.api.devicesVersion(account, version));
+  if (list.version !== version) {
+    throw invalid(account, `version ${version} was answered with version ${list.version}`);
   }
+  return list;
 }
 
 async function proved(

@@ -225,4 +225,37 @@ describe("several devices per account", () => {
       message: expect.stringContaining("key-transparency proof fails"),
     });
   });
+
+  it("follows a chain of many versions from the one seen, and refuses one bad step in it", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const [alice1, alice2] = (await account(server.url, directory, ["alice:1", "alice:2"])) as [
+      TestClient,
+      TestClient,
+    ];
+    const bob = await member(server.url, "bob:1", { fetch: directory.fetch, kt: "off" });
+    expect((await bob.deviceList("alice"))?.version).toBe(2);
+    const versions = [...(directory.lists.get("alice") as DeviceList[])];
+    const signer = { address: "alice:1", client: alice1 };
+    const both = [signer, { address: "alice:2", client: alice2 }];
+    while (versions.length < 40) {
+      const previous = versions.at(-1) as DeviceList;
+      versions.push(await nextList(previous, versions.length % 2 ? both : [signer], signer));
+    }
+    directory.lists.set("alice", versions);
+    expect((await bob.deviceList("alice"))?.version).toBe(40);
+
+    // Version 50 signed by alice:2 where version 49 lists alice:1 alone.
+    while (versions.length < 60) {
+      const previous = versions.at(-1) as DeviceList;
+      const by = versions.length === 49 ? both[1] : signer;
+      versions.push(
+        await nextList(previous, versions.length % 2 ? both : [signer], by as typeof signer),
+      );
+    }
+    await expect(bob.deviceList("alice")).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("version 50: "),
+    });
+  });
 });
