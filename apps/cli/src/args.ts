@@ -112,11 +112,18 @@ ML-KEM prekey that <address>'s key-transparency leaf commits, or that an earlier
 same identity had, is refused (exit 3, PQ_DOWNGRADE) and nothing is sent. Put -- before a text that starts with -.
 With -, or without <text> when stdin is not a terminal, the message is stdin (UTF-8, at most
 ${MAX_STDIN_BYTES / 1024} KiB, one final newline dropped). An empty message is a usage error (exit 2).
-Runs beside a listen or chat from the same home: the key store is locked per operation.`,
+Runs beside a listen or chat from the same home: the key store is locked per operation.
+To an account with a device list (alice@example.org, whose devices are alice@example.org:1,
+...): the list is verified first (exit 3, DEVICE_LIST_INVALID, nothing sent, when it does not),
+then the message is encrypted for each of its devices and copied to this account's other
+devices; --json adds "deliveries":[{"address","msgId","copy"}].`,
   listen: `usage: svc listen [--count <n>] [--timeout <seconds>] [--wait] [--drain] [options]
 
 Fetches what is queued in the inbox, then subscribes for new messages; prints each decrypted
 message as it arrives ("<from>: <text>", or {"from","text","msgId"} with --json) and acknowledges it.
+On a device whose account has a device list, --json lines are {"from","to","text","msgId"} (to:
+the account it was sent to), with "sent": true on a copy of a message another device of the
+account sent ("<from> (sent to <to>): <text>").
 When the server goes away, says "disconnected" once, retries until it is back (then
 "reconnected"), and never ends for it.
   --count <n>            exit 0 after n messages (default: run until SIGINT or SIGTERM, exit 0)
