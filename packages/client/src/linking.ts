@@ -171,9 +171,11 @@ export async function requestLink(
   }
   const list = await host.readList(account);
   const entry = list?.devices.find((d) => d.address === state.address);
+  const approved = list?.version === frame.version;
   if (
     list === undefined ||
     list.version < frame.version ||
+    (approved && !equalBytes(decodeBase64(list.listHash, 32), frame.listHash)) ||
     entry?.identitySigningKey !== state.identity.identitySigningKey
   ) {
     throw new ClientError(
