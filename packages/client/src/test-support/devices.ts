@@ -21,7 +21,10 @@ export function deviceDirectory(): {
   lists: Map<string, DeviceList[]>;
   /** A ktProof to serve with each latest list, when a test sets one. */
   ktProof: { value: unknown };
+  /** Runs before each write is judged: another writer getting there first. */
+  beforeWrite: { run: (account: string) => Promise<void> | void };
 } {
+  const beforeWrite = { run: (_account: string): Promise<void> | void => undefined };
   const lists = new Map<string, DeviceList[]>();
   const ktProof: { value: unknown } = { value: undefined };
   const answer = (status: number, body: unknown) =>
@@ -40,23 +43,25 @@ export function deviceDirectory(): {
       const proof = match[2] === undefined ? ktProof.value : undefined;
       return answer(200, { ...deviceListToJson(list), ...(proof ? { ktProof: proof } : {}) });
     }
+    await beforeWrite.run(account);
+    const current = lists.get(account) ?? [];
+    const last = current.at(-1);
     let list: DeviceList;
     try {
       list = deviceListFromJson(JSON.parse(body ?? "") as DeviceListWire);
       if (list.account !== account) throw new DeviceListError("DEVICE_LIST_MALFORMED", "account");
       if (
-        latest !== undefined &&
-        (list.version !== latest.version + 1 ||
-          !equalBytes(list.previousHash, deviceListHash(latest)))
+        last !== undefined &&
+        (list.version !== last.version + 1 || !equalBytes(list.previousHash, deviceListHash(last)))
       ) {
         return answer(409, {
           name: "SvcError",
           code: "SVC_DEVICE_LIST_CONFLICT",
           message: "another version is current",
-          currentVersion: latest.version,
+          currentVersion: last.version,
         });
       }
-      checkDeviceListStep(latest, list);
+      checkDeviceListStep(last, list);
     } catch (error) {
       if (!(error instanceof DeviceListError)) throw error;
       return answer(400, {
@@ -65,8 +70,8 @@ export function deviceDirectory(): {
         message: error.message,
       });
     }
-    lists.set(account, [...versions, list]);
+    lists.set(account, [...current, list]);
     return answer(200, { ok: true, version: list.version });
   });
-  return { fetch, lists, ktProof };
+  return { fetch, lists, ktProof, beforeWrite };
 }
