@@ -164,4 +164,54 @@ describe("parseSvcArgs", () => {
       /\$SVC_SERVER must be an http\(s\) URL, not "localhost:8080"/,
     );
   });
+
+  it("reads the device commands and init --link", () => {
+    expect(parseSvcArgs(["devices", "link", "--timeout", "30", "--json"], env)).toMatchObject({
+      command: "devices link",
+      timeoutMs: 30_000,
+      json: true,
+    });
+    expect(parseSvcArgs(["devices", "list"], env)).toMatchObject({
+      command: "devices list",
+      account: undefined,
+    });
+    expect(parseSvcArgs(["devices", "list", "alice@example.org"], env)).toMatchObject({
+      command: "devices list",
+      account: "alice@example.org",
+    });
+    expect(parseSvcArgs(["devices", "remove", "alice:2"], env)).toMatchObject({
+      command: "devices remove",
+      address: "alice:2",
+    });
+    expect(
+      parseSvcArgs(["init", "--address", "alice:2", "--link", "1-AAAA-BBBB-CCCC-DDDD"], env),
+    ).toMatchObject({
+      command: "init",
+      address: "alice:2",
+      link: "1-AAAA-BBBB-CCCC-DDDD",
+      timeoutMs: undefined,
+    });
+    expect(parseSvcArgs(["devices", "link", "--help"], env)).toMatchObject({ command: "help" });
+  });
+
+  it("refuses device command lines that do not hold together", () => {
+    for (const [argv, message] of [
+      [["devices"], "unknown command: svc devices"],
+      [["devices", "add"], "unknown command: svc devices add"],
+      [["devices", "remove"], "svc devices remove takes <address>"],
+      [["devices", "list", "a", "b"], "svc devices list takes <account>"],
+      [["devices", "list", "--timeout", "3"], "--timeout is not an option of svc devices list"],
+      [["devices", "link", "--timeout", "0"], "--timeout must be a number of seconds above 0"],
+      [
+        ["init", "--address", "alice", "--link", "1-A"],
+        "--link needs --address <account>:<device>",
+      ],
+      [["init", "--address", "alice:1", "--timeout", "3"], "--timeout goes with --link"],
+    ] as const) {
+      expect(() => parseSvcArgs(argv, env)).toThrow(UsageError);
+      expect(() => parseSvcArgs(argv, env)).toThrow(message);
+    }
+    expect(commandUsage("devices link")).toContain("LINK_REFUSED");
+    expect(USAGE).toContain("devices remove <address>");
+  });
 });

@@ -13,7 +13,8 @@ export const DEFAULT_SERVER = "http://127.0.0.1:8080";
 
 const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable, key store unusable),
              2 usage error, 3 key-transparency verification failed (or the server has no log),
-             or a post-quantum downgrade refused, 4 listen timed out, 5 no identity in the
+             a post-quantum downgrade refused, a device list that does not verify, or a link
+             code refused, 4 listen timed out or no device linked in time, 5 no identity in the
              home (run init first), or init over an existing identity,
              6 the peer's identity keys changed (check, then svc trust),
              130 svc transfer send interrupted (run it again to resume); svc transfer, svc kt
@@ -36,9 +37,13 @@ An end-to-end encrypted messaging client for a svc prekey server.
 
 commands:
   init --address <address>  create an identity, register its keys and its inbox
+  init --address <account>:<n> --link <code> [--timeout <seconds>]
+                            a new device of an account: register it, then have the device
+                            that showed <code> add it to the account's device list
   whoami                    print the address and public identity keys
   send <address> <text|->   send a text message (sets up a session on first use); - or no
-                            text with stdin not a terminal: the message is read from stdin
+                            text with stdin not a terminal: the message is read from stdin;
+                            to an account with a device list: to each of its devices
   listen [--count <n>] [--timeout <seconds>] [--wait] [--drain]
                             print messages as they arrive, queued ones first, and acknowledge them
   chat <address>            a conversation in the terminal: lines typed are sent to <address>,
@@ -49,6 +54,10 @@ commands:
   kt verify <address>       check an address's keys against the key-transparency log
   safety-number <address>   the number to compare with <address> (in person, by phone)
   trust <address>           accept the identity keys the directory now has for <address>
+  devices link [--timeout <seconds>]
+                            show a code for a new device of this account, wait for it, add it
+  devices list [<account>]  an account's verified device list (default: this device's account)
+  devices remove <address>  take a device off this account's list: nothing sent after reaches it
 
   transfer send|receive     encrypted, resumable file transfer between two identities
                             (svc transfer --help)
@@ -71,17 +80,25 @@ export type CommandName =
   | "kt verify"
   | "safety-number"
   | "trust"
-  | "session";
+  | "session"
+  | "devices link"
+  | "devices list"
+  | "devices remove";
 
 /** The most `svc send` reads from stdin. */
 export const MAX_STDIN_BYTES = 64 * 1024;
 
 const COMMAND_USAGE: Record<CommandName, string> = {
   init: `usage: svc init --address <address> [options]
+       svc init --address <account>:<n> --link <code> [--timeout <seconds>] [options]
 
 Generates an identity (Ed25519 signing key, X25519 DH key), a signed prekey, one-time prekeys, an
 ML-KEM-1024 last-resort prekey and 100 one-time ML-KEM prekeys (for PQXDH), stores them in the home's key store (mode 0600) and registers the keys and an inbox for <address>.
-Refuses to replace an identity the home already holds (exit 5).`,
+Refuses to replace an identity the home already holds (exit 5).
+With --link, the new device of an account: after registering, sends its keys with the code's MAC
+to the device that showed <code> (svc devices link), waits for its approval (default 600 s,
+--timeout), then checks the account's device list names it; prints that list as devices list
+does. A wrong code is refused (exit 3, LINK_REFUSED); no answer in time is exit 4 (LINK_TIMEOUT).`,
   whoami: `usage: svc whoami [options]
 
 Prints the home's address and its public identity keys (base64); exit 5 without an identity.`,
@@ -95,11 +112,18 @@ ML-KEM prekey that <address>'s key-transparency leaf commits, or that an earlier
 same identity had, is refused (exit 3, PQ_DOWNGRADE) and nothing is sent. Put -- before a text that starts with -.
 With -, or without <text> when stdin is not a terminal, the message is stdin (UTF-8, at most
 ${MAX_STDIN_BYTES / 1024} KiB, one final newline dropped). An empty message is a usage error (exit 2).
-Runs beside a listen or chat from the same home: the key store is locked per operation.`,
+Runs beside a listen or chat from the same home: the key store is locked per operation.
+To an account with a device list (alice@example.org, whose devices are alice@example.org:1,
+...): the list is verified first (exit 3, DEVICE_LIST_INVALID, nothing sent, when it does not),
+then the message is encrypted for each of its devices and copied to this account's other
+devices; --json adds "deliveries":[{"address","msgId","copy"}].`,
   listen: `usage: svc listen [--count <n>] [--timeout <seconds>] [--wait] [--drain] [options]
 
 Fetches what is queued in the inbox, then subscribes for new messages; prints each decrypted
 message as it arrives ("<from>: <text>", or {"from","text","msgId"} with --json) and acknowledges it.
+On a device whose account has a device list, --json lines are {"from","to","text","msgId"} (to:
+the account it was sent to), with "sent": true on a copy of a message another device of the
+account sent ("<from> (sent to <to>): <text>").
 When the server goes away, says "disconnected" once, retries until it is back (then
 "reconnected"), and never ends for it.
   --count <n>            exit 0 after n messages (default: run until SIGINT or SIGTERM, exit 0)
@@ -140,6 +164,29 @@ and fetches nothing (no one-time prekey of <address> is used up); fails when non
 yet (after a first message, or svc trust <address>, they are). When other keys were seen and not
 trusted yet, prints their number too. --json: {"address","safetyNumber","fingerprint",
 "ownFingerprint"} and "changed": {"safetyNumber","fingerprint"} when other keys were seen.`,
+  "devices link": `usage: svc devices link [--timeout <seconds>] [options]
+
+On a device of an account (the first one starts the account's device list): prints a one-time
+code ("code: 1-7K3M-9QX2-HT4W-PB6N"; --json: {"code","expiresAt"}), then waits for the new device
+(svc init --address <account>:<n> --link <code> there). Its keys must carry the code's MAC and be
+the keys its directory entry and its session have; it is then added to the list and told so, and
+"linked <address> (version <n>)" printed (--json: {"linked","version"}). The code is good for
+600 s (--timeout) and one device; a wrong one is refused, and after 3 the code is void (exit 3,
+LINK_REFUSED). No device in time: exit 4 (LINK_TIMEOUT). Messages arriving meanwhile stay queued
+for listen.`,
+  "devices list": `usage: svc devices list [<account>] [options]
+
+Fetches and verifies an account's device list (default: this device's account): each version
+signed by a device of the one before, chained to the version seen last, and proved by the
+key-transparency log unless there is none (--no-kt). Prints the version and each device with its
+identity signing key; --json: {"account","version","devices":[{"address","identitySigningKey"}]}.
+A list that does not verify is exit 3 (DEVICE_LIST_INVALID); an account without a list, exit 1.`,
+  "devices remove": `usage: svc devices remove <address> [options]
+
+Writes the next version of this account's device list without <address> (another device of the
+account, or this one), signed by this device: nothing sent to the account afterwards reaches
+<address>. Prints the new list as devices list does. Another device changing the list at the same
+time is retried once, then exit 1 (DEVICE_LIST_CONFLICT).`,
   trust: `usage: svc trust <address> [options]
 
 Accepts the identity keys the directory (KT-verified) now has for <address>, after send refused
@@ -166,6 +213,10 @@ export interface GlobalArgs {
 
 export type CommandArgs =
   | { command: "init"; address: string }
+  | { command: "init"; address: string; link: string; timeoutMs: number | undefined }
+  | { command: "devices link"; timeoutMs: number | undefined }
+  | { command: "devices list"; account: string | undefined }
+  | { command: "devices remove"; address: string }
   | { command: "whoami" }
   /** `text` "-", or undefined with stdin not a terminal: the message is read from stdin. */
   | { command: "send"; to: string; text: string | undefined }
@@ -189,7 +240,7 @@ export interface ArgsEnv extends HomeEnv {
 }
 
 const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
-  init: ["address"],
+  init: ["address", "link", "timeout"],
   whoami: [],
   send: [],
   listen: ["count", "timeout", "wait", "drain"],
@@ -199,6 +250,9 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   "safety-number": [],
   trust: [],
   session: [],
+  "devices link": ["timeout"],
+  "devices list": [],
+  "devices remove": [],
 };
 
 const OPTION_SPEC = {
@@ -209,6 +263,7 @@ const OPTION_SPEC = {
   timeout: { type: "string" },
   wait: { type: "boolean" },
   drain: { type: "boolean" },
+  link: { type: "string" },
 } as const;
 
 /** Parses `svc <argv>`; throws a UsageError saying what is wrong. */
@@ -231,10 +286,43 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
     }
   };
   switch (command) {
-    case "init":
+    case "init": {
       expectOperands([]);
       if (values.address === undefined) throw new UsageError("--address is required", command);
-      return { ...global, command, address: address(values.address, "--address", command) };
+      const where = address(values.address, "--address", command);
+      if (values.link === undefined) {
+        if (values.timeout !== undefined)
+          throw new UsageError("--timeout goes with --link", command);
+        return { ...global, command, address: where };
+      }
+      if (!/:[^:]+$/.test(where)) {
+        throw new UsageError("--link needs --address <account>:<device>", command);
+      }
+      return {
+        ...global,
+        command,
+        address: where,
+        link: values.link,
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout, command),
+      };
+    }
+    case "devices link":
+      expectOperands([]);
+      return {
+        ...global,
+        command,
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout, command),
+      };
+    case "devices list":
+      if (operands.length > 1) expectOperands(["account"]);
+      return {
+        ...global,
+        command,
+        account: operands[0] === undefined ? undefined : address(operands[0], "<account>", command),
+      };
+    case "devices remove":
+      expectOperands(["address"]);
+      return { ...global, command, address: address(operands[0] as string, "<address>", command) };
     case "send": {
       if (operands.length !== 1) expectOperands(["address", "text"]);
       const text = operands[1];
@@ -256,7 +344,7 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
         ...global,
         command,
         count: values.count === undefined ? undefined : count(values.count),
-        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout),
+        timeoutMs: values.timeout === undefined ? undefined : timeoutMs(values.timeout, command),
         wait: values.wait ?? false,
         drain,
       };
@@ -277,7 +365,10 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
 }
 
 /** Each command by its first word; the second word of a two-word command. */
-const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
+const COMMANDS = new Map<
+  string,
+  { command: CommandName; second?: string; seconds?: readonly string[] }
+>([
   ["init", { command: "init" }],
   ["whoami", { command: "whoami" }],
   ["send", { command: "send" }],
@@ -288,6 +379,7 @@ const COMMANDS = new Map<string, { command: CommandName; second?: string }>([
   ["safety-number", { command: "safety-number" }],
   ["trust", { command: "trust" }],
   ["session", { command: "session" }],
+  ["devices", { command: "devices list", seconds: ["link", "list", "remove"] }],
 ]);
 
 /** The command a line that failed to parse was meant for, to print the right usage. */
@@ -298,6 +390,13 @@ function splitCommand(positionals: string[]): [CommandName, string[]] {
   const [first, ...rest] = positionals as [string, ...string[]];
   const entry = COMMANDS.get(first);
   if (entry === undefined) throw new UsageError(`unknown command: ${first}`, undefined);
+  if (entry.seconds !== undefined) {
+    const second = rest[0] ?? "";
+    if (!entry.seconds.includes(second)) {
+      throw new UsageError(`unknown command: svc ${first} ${second}`.trim(), entry.command);
+    }
+    return [`${first} ${second}` as CommandName, rest.slice(1)];
+  }
   if (entry.second === undefined) return [entry.command, rest];
   if (rest[0] !== entry.second) {
     throw new UsageError(`unknown command: svc ${first} ${rest[0] ?? ""}`.trim(), entry.command);
@@ -368,12 +467,12 @@ function count(raw: string): number {
 /** setTimeout's limit is 2^31 - 1 ms, a little under 25 days. */
 const MAX_TIMEOUT_SECONDS = 2_147_483;
 
-function timeoutMs(raw: string): number {
+function timeoutMs(raw: string, command: CommandName): number {
   const seconds = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(seconds > 0 && seconds <= MAX_TIMEOUT_SECONDS)) {
     throw new UsageError(
       `--timeout must be a number of seconds above 0, at most ${MAX_TIMEOUT_SECONDS}, not ${raw}`,
-      "listen",
+      command,
     );
   }
   return Math.ceil(seconds * 1000);

@@ -51,7 +51,9 @@ export async function chat(context: ListenContext, peer: string): Promise<number
   const subscription = client.subscribe(
     async (message) => {
       if (stop.signal.aborted) throw new LeftForNextListen(`${message.msgId} left queued`);
-      above(() => context.print(messageReport(message)));
+      above(() =>
+        context.print(messageReport(message, context.client.rememberedDeviceList() !== undefined)),
+      );
       await noteSessionKind();
     },
     {

@@ -13,12 +13,14 @@ export const EXIT = {
   usage: 2,
   /**
    * A key-transparency proof or log check did not verify (or the server serves no log), or a
-   * peer's bundle lacks the ML-KEM prekey its log leaf or its history says it has (PQ_DOWNGRADE).
+   * peer's bundle lacks the ML-KEM prekey its log leaf or its history says it has (PQ_DOWNGRADE),
+   * or an account's device list does not verify (DEVICE_LIST_INVALID), or a link code was refused
+   * (LINK_REFUSED).
    */
   verification: 3,
   /** svc db move refused to begin or to commit (nothing was written). */
   refused: 3,
-  /** listen --timeout passed first. */
+  /** listen --timeout passed first, or no device linked in time (LINK_TIMEOUT). */
   timeout: 4,
   /** No identity in the home, or init over an existing one. */
   identity: 5,

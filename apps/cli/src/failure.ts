@@ -66,6 +66,15 @@ function clientFailure(error: ClientError, server: string, home: string): Failur
       );
     case "NO_SESSION":
       return failure(EXIT.failure, error.message);
+    case "DEVICE_LIST_INVALID":
+      return failure(
+        EXIT.verification,
+        `${error.message}; nothing was sent (the server may be adding a device of its own to the account)`,
+      );
+    case "LINK_REFUSED":
+      return failure(EXIT.verification, error.message);
+    case "LINK_TIMEOUT":
+      return failure(EXIT.timeout, error.message);
     case "KT_UNAVAILABLE":
       return failure(
         EXIT.verification,

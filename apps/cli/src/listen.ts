@@ -48,7 +48,8 @@ export async function listen(
   if (options.drain) {
     const signal = context.signal;
     const draining = client.receive({
-      onMessage: (message) => context.print(messageReport(message)),
+      onMessage: (message) =>
+        context.print(messageReport(message, client.rememberedDeviceList() !== undefined)),
       ...(signal ? { signal } : {}),
     });
     await context.progress("fetching queued messages", draining).catch((error: unknown) => {
@@ -79,7 +80,7 @@ export async function listen(
   const subscription = client.subscribe(
     (message) => {
       if (ending !== undefined) throw new LeftForNextListen(`${message.msgId} left queued`);
-      context.print(messageReport(message));
+      context.print(messageReport(message, client.rememberedDeviceList() !== undefined));
       received++;
       if (received === options.count) end("count");
     },

@@ -1,10 +1,12 @@
 import {
+  type DeviceListInfo,
   formatSafetyNumber,
   type IdentityInfo,
   type KeysStatus,
   type KtVerification,
   type ReceivedMessage,
   type SafetyNumberReport,
+  type SendResult,
   type SessionInfo,
   type TrustResult,
 } from "@svc/client";
@@ -37,16 +39,53 @@ export function identityReport(identity: IdentityInfo, heading?: string): Report
   };
 }
 
-export function sentReport(to: string, msgId: string): Report {
-  return { json: { to, msgId }, text: `sent to ${to} (msgId ${msgId})` };
+export function sentReport(to: string, sent: SendResult): Report {
+  if (sent.deliveries === undefined) {
+    return { json: { to, msgId: sent.msgId }, text: `sent to ${to} (msgId ${sent.msgId})` };
+  }
+  const devices = sent.deliveries.filter((delivery) => !delivery.copy).length;
+  const copies = sent.deliveries.length - devices;
+  return {
+    json: { to, msgId: sent.msgId, deliveries: sent.deliveries },
+    text: `sent to ${to}: ${devices} device${devices === 1 ? "" : "s"}, ${copies} cop${copies === 1 ? "y" : "ies"} to your other devices (msgId ${sent.msgId})`,
+  };
 }
 
-/** A received message; bytes that are not UTF-8 show as U+FFFD. */
-export function messageReport(message: ReceivedMessage): Report {
+/**
+ * A received message; bytes that are not UTF-8 show as U+FFFD. `to` is printed by a device of an
+ * account with a device list (`devices`), where messages come to the account and copies of what
+ * its other devices sent come too; a device without one prints what it always printed.
+ */
+export function messageReport(message: ReceivedMessage, devices: boolean): Report {
   const text = utf8.decode(message.plaintext);
+  if (!devices && !message.sent) {
+    return {
+      json: { from: message.from, text, msgId: message.msgId },
+      text: `${message.from}: ${text}`,
+    };
+  }
   return {
-    json: { from: message.from, text, msgId: message.msgId },
-    text: `${message.from}: ${text}`,
+    json: {
+      from: message.from,
+      to: message.to,
+      text,
+      msgId: message.msgId,
+      ...(message.sent ? { sent: true } : {}),
+    },
+    text: message.sent
+      ? `${message.from} (sent to ${message.to}): ${text}`
+      : `${message.from}: ${text}`,
+  };
+}
+
+/** An account's device list. */
+export function devicesReport(list: DeviceListInfo): Report {
+  return {
+    json: { account: list.account, version: list.version, devices: list.devices },
+    text: [
+      `${list.account}: device list version ${list.version}`,
+      ...list.devices.map((device) => `  ${device.address}  ${device.identitySigningKey}`),
+    ].join("\n"),
   };
 }
 

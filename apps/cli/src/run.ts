@@ -1,4 +1,4 @@
-import { SvcClient } from "@svc/client";
+import { SvcClient, SvcError } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
 import {
   type CommandArgs,
@@ -15,6 +15,7 @@ import { describeFailure, describeWarning } from "./failure.js";
 import { findGroup, runGroup } from "./groups.js";
 import { LeftForNextListen, type ListenContext, listen } from "./listen.js";
 import {
+  devicesReport,
   identityReport,
   keysReport,
   ktReport,
@@ -109,10 +110,51 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
   const { client, print, progress } = context;
   switch (args.command) {
     case "init": {
+      if ("link" in args) {
+        const linking = client.initLinked(args.address, args.link, {
+          ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
+        });
+        print(devicesReport(await progress(`linking ${args.address}`, linking)));
+        break;
+      }
       const identity = await progress(`registering ${args.address}`, client.init(args.address));
       print(identityReport(identity, "registered keys and inbox:"));
       break;
     }
+    case "devices link": {
+      const linked = await client.linkDevice({
+        ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
+        onCode: (code, expiresAt) =>
+          print({
+            json: { code, expiresAt },
+            text: `code: ${code}\n(type it on the new device: svc init --address <account>:<n> --link ${code}; good until ${new Date(expiresAt).toISOString()})`,
+          }),
+      });
+      print({
+        json: { ...linked },
+        text: `linked ${linked.linked} (version ${linked.version})`,
+      });
+      break;
+    }
+    case "devices list": {
+      const account = args.account ?? (await client.whoami()).address.replace(/:[^:]*$/, "");
+      const list = await progress(
+        `fetching the device list of ${account}`,
+        client.deviceList(account),
+      );
+      if (list === undefined) {
+        throw new SvcError("SVC_NOT_FOUND", `${account} has no device list`, { status: 404 });
+      }
+      print(devicesReport(list));
+      break;
+    }
+    case "devices remove":
+      print(
+        devicesReport(
+          await progress(`removing ${args.address}`, client.removeDevice(args.address)),
+        ),
+      );
+      break;
     case "whoami":
       print(identityReport(await client.whoami()));
       break;
@@ -122,7 +164,7 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
         args.to,
         client.send(args.to, utf8.encode(args.text ?? "")),
       );
-      print(sentReport(args.to, (await progress(`sending to ${args.to}`, sent)).msgId));
+      print(sentReport(args.to, await progress(`sending to ${args.to}`, sent)));
       break;
     }
     case "listen":

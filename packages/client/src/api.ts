@@ -223,7 +223,7 @@ function pathOf(route: { path: string }, params: PathParams = {}): string {
  * A path segment as sent and signed. Addresses (D2) and msgIds need no escaping; anything else is
  * percent-encoded, and the signature covers the encoded form, as D3 says.
  */
-function segment(value: string): string {
+export function segment(value: string): string {
   return /^[A-Za-z0-9@:_.-]+$/.test(value) && value !== "." && value !== ".."
     ? value
     : encodeURIComponent(value);

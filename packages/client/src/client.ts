@@ -1,12 +1,44 @@
 import { decodeBase64, ed25519Sign, encodeBase64, SerialQueue } from "@svc/canonical";
-import { decodeBundle, type IdentityKeys, msgIdOf, type PreKeyBundleKeys } from "@svc/protocol";
+import {
+  accountOf,
+  type DeviceFrame,
+  decodeBundle,
+  decodeDeviceFrame,
+  deviceListToJson,
+  encodeDeviceFrame,
+  firstDeviceList,
+  type IdentityKeys,
+  isDeviceFrame,
+  LIMITS,
+  msgIdOf,
+  type PreKeyBundleKeys,
+  parseLinkCode,
+  SvcError,
+  signDeviceList,
+} from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
+import { createDeviceApi, type DeviceApi } from "./device-api.js";
+import { readMessage } from "./device-frames.js";
+import { invalid, knownOf, nextListFields, readDeviceList, remember } from "./device-lists.js";
 import { refuseDowngrade, rememberPostQuantum } from "./downgrade.js";
 import { ClientError } from "./errors.js";
-import { decryptFrom, type InboundContext, type ReceivedMessage } from "./inbound.js";
+import { type Delivery, deliveriesOf } from "./fan-out.js";
+import {
+  decryptFrom,
+  type InboundContext,
+  type InboundMessage,
+  type ReceivedMessage,
+} from "./inbound.js";
 import { KtCheck, type KtEvidence } from "./kt.js";
-import { Mailbox } from "./mailbox.js";
+import {
+  approveLink,
+  type LinkedDevice,
+  type LinkHost,
+  type LinkOptions,
+  requestLink,
+} from "./linking.js";
+import { inboundOf, Mailbox, type Reading } from "./mailbox.js";
 import {
   addressArgument,
   type ClientOptions,
@@ -19,9 +51,11 @@ import {
   currentSignedPreKey,
   dictionary,
   identityOf,
+  type KnownDeviceList,
   type KtPin,
   parseState,
   STATE_VERSION,
+  type StoredBundle,
   type StoredState,
   storedIdentity,
 } from "./state.js";
@@ -61,6 +95,24 @@ export interface KeysStatus {
   kemPreKeysLocal: number;
 }
 
+/** What `send` deposited. */
+export interface SendResult {
+  /** The envelope's (on a send to an account, the first device's). */
+  msgId: string;
+  /**
+   * On a send to an account with a device list: each envelope deposited, to a device of it or
+   * (`copy`) to another device of the own account.
+   */
+  deliveries?: Array<{ address: string; msgId: string; copy: boolean }>;
+}
+
+/** An account's verified device list, as `deviceList` gives it. */
+export interface DeviceListInfo {
+  account: string;
+  version: number;
+  devices: Array<{ address: string; identitySigningKey: string }>;
+}
+
 /** The session with a peer, as `session()` describes it. */
 export interface SessionInfo {
   address: string;
@@ -90,6 +142,7 @@ export interface KtVerification {
 export class SvcClient {
   /** Typed calls for every route, signed with keys the caller gives. */
   readonly api: SvcApi;
+  readonly #devices: DeviceApi;
   readonly #options: ResolvedOptions;
   #state: StoredState | undefined;
   /** The KT pin before there is a state to keep it in. */
@@ -106,6 +159,7 @@ export class SvcClient {
     this.#options = options;
     this.#state = state;
     this.api = createApi(options);
+    this.#devices = createDeviceApi(options);
     this.#kt = new KtCheck({
       mode: options.kt,
       api: this.api,
@@ -133,6 +187,7 @@ export class SvcClient {
       report: (error) => this.#report(error),
       signingKey: () => this.#signingKey(),
       prekeysUsed: () => this.#afterBatch(),
+      read: (message) => this.#read(message),
     });
   }
 
@@ -181,23 +236,40 @@ export class SvcClient {
    * fetches its bundle (KT-verified) and starts a session; the session state is saved before the
    * deposit is sent.
    */
-  async send(to: string, plaintext: Uint8Array): Promise<{ msgId: string }> {
+  async send(to: string, plaintext: Uint8Array): Promise<SendResult> {
     const peer = addressArgument(to, "to");
-    const envelope = await this.#seal(peer, plaintext);
-    const state = this.#requireState();
-    const msgId = msgIdOf(envelope);
-    await this.api.inboxDeposit(
-      peer,
-      {
-        msgId,
-        ciphertext: encodeBase64(envelope),
-        expiresAt: this.#options.now() + DEPOSIT_TTL_MS,
-        senderPublicKey: state.identity.identitySigningKey,
-        from: state.address,
-      },
-      this.#signingKey(),
+    if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
+    const deliveries = await this.#change(() => this.#fanOut(peer, plaintext));
+    if (deliveries === undefined)
+      return { msgId: await this.#deposit(peer, await this.#seal(peer, plaintext)) };
+    const sealed: Array<{ delivery: Delivery; envelope: Uint8Array }> = [];
+    for (const delivery of deliveries) {
+      sealed.push({ delivery, envelope: await this.#seal(delivery.address, delivery.plaintext) });
+    }
+    const sent = await Promise.all(
+      sealed.map(async ({ delivery, envelope }) => ({
+        address: delivery.address,
+        msgId: await this.#deposit(delivery.address, envelope),
+        copy: delivery.copy,
+      })),
     );
-    return { msgId };
+    return {
+      msgId: sent.find((entry) => !entry.copy)?.msgId ?? sent[0]?.msgId ?? "",
+      deliveries: sent,
+    };
+  }
+
+  /**
+   * `account`'s device list, verified (signature chain from the version remembered, KT proof
+   * unless KT is off) and remembered; undefined when it has none. ClientError DEVICE_LIST_INVALID
+   * when it does not verify.
+   */
+  deviceList(account: string): Promise<DeviceListInfo | undefined> {
+    const name = addressArgument(account, "account");
+    return this.#change(async () => {
+      const list = await this.#readList(name);
+      return list && { account: name, version: list.version, devices: list.devices };
+    });
   }
 
   /**
@@ -389,6 +461,348 @@ export class SvcClient {
       if (this.#state && this.#options.store.transaction === undefined) await this.#persist();
     });
     await this.#options.store.close?.();
+  }
+
+  /**
+   * The device list last verified for `account` (default: the own account), as remembered;
+   * nothing is fetched. Undefined when none was seen.
+   */
+  rememberedDeviceList(account?: string): DeviceListInfo | undefined {
+    const state = this.#requireState();
+    const name =
+      account === undefined ? accountOf(state.address) : addressArgument(account, "account");
+    const list = name === undefined ? undefined : state.accounts?.[name];
+    return list && name !== undefined
+      ? { account: name, version: list.version, devices: list.devices }
+      : undefined;
+  }
+
+  /**
+   * Removes `address` (another device of this account, or this one) from the account's list: a
+   * new version without it, signed by this device. Nothing sent after it reaches that device.
+   */
+  removeDevice(address: string): Promise<DeviceListInfo> {
+    const device = addressArgument(address, "address");
+    return this.#change(async () => {
+      const account = this.#ownAccount();
+      const list = await this.#writeList((current) => {
+        if (!current.devices.some((entry) => entry.address === device)) {
+          throw new ClientError(
+            "DEVICE_NOT_LISTED",
+            `${device} is not on ${account}'s device list`,
+          );
+        }
+        return current.devices.filter((entry) => entry.address !== device);
+      });
+      return { account, version: list.version, devices: list.devices };
+    });
+  }
+
+  /**
+   * On a device of an account (the first one, or one on its list): makes a one-time link code,
+   * passes it to `onCode`, waits for the new device's request and approves it (see approveLink in
+   * linking.ts). Messages that arrive meanwhile stay in the inbox for receive or subscribe.
+   */
+  linkDevice(options: LinkOptions = {}): Promise<LinkedDevice> {
+    this.#requireState();
+    return approveLink(this.#linkHost(), options);
+  }
+
+  /**
+   * A new device of an account: registers `address` (`<account>:<device>`) as init does, then
+   * asks the device the code names to add it to the account's list and waits for the approval
+   * (see requestLink in linking.ts). Its verified list.
+   */
+  async initLinked(
+    address: string,
+    code: string,
+    options: { timeoutMs?: number } = {},
+  ): Promise<DeviceListInfo> {
+    const normalized = addressArgument(address, "address");
+    if (accountOf(normalized) === undefined) {
+      throw new RangeError(`${normalized} has no device part (<account>:<device>)`);
+    }
+    parseLinkCode(code);
+    // A device that registered before (a link that timed out, or was refused) asks again.
+    const registered = this.#state?.registered === true && this.#state.address === normalized;
+    if (!registered) await this.init(normalized);
+    const list = await requestLink(this.#linkHost(), code, options);
+    return {
+      account: accountOf(normalized) as string,
+      version: list.version,
+      devices: list.devices,
+    };
+  }
+
+  #linkHost(): LinkHost {
+    return {
+      state: () => this.#requireState(),
+      now: () => this.#options.now(),
+      sendFrame: async (address, frame) => {
+        await this.#deposit(address, await this.#seal(address, encodeDeviceFrame(frame)));
+      },
+      nextFrame: (wanted, deadline) => this.#nextLinkFrame(wanted, deadline),
+      ownList: () =>
+        this.#change(
+          async () => (await this.#listOrNone(this.#ownAccount())) ?? (await this.#startList()),
+        ),
+      readList: (account) => this.#change(() => this.#listOrNone(account)),
+      addDevice: (device) =>
+        this.#change(() =>
+          this.#writeList((current) => [
+            ...current.devices.filter((entry) => entry.address !== device.address),
+            device,
+          ]),
+        ),
+      peerKeys: (address) => this.#requireState().peers[address],
+    };
+  }
+
+  /**
+   * Polls the inbox (long polls, up to `deadline`) for a link frame from another device of the
+   * own account that `wanted` accepts; that one is acked, every other message is decrypted and
+   * saved but left for receive or subscribe to hand over.
+   */
+  async #nextLinkFrame(
+    wanted: (from: string, frame: DeviceFrame) => boolean,
+    deadline: number,
+  ): Promise<{ from: string; frame: DeviceFrame }> {
+    const account = this.#ownAccount();
+    let since = 0;
+    for (;;) {
+      const outcomes = await this.#mailbox.unfinished();
+      for (const outcome of outcomes) {
+        if (outcome.kind !== "deliver") continue;
+        const { from, plaintext, msgId } = outcome.message;
+        if (from === this.#requireState().address || accountOf(from) !== account) continue;
+        if (!isDeviceFrame(plaintext)) continue;
+        let frame: DeviceFrame;
+        try {
+          frame = decodeDeviceFrame(plaintext);
+        } catch {
+          continue;
+        }
+        if (frame.kind === "sent-copy" || !wanted(from, frame)) continue;
+        await this.#mailbox.markHandedOver([msgId]);
+        await this.#mailbox.ack(msgId);
+        return { from, frame };
+      }
+      const remaining = deadline - this.#options.now();
+      if (remaining <= 0) {
+        throw new ClientError("LINK_TIMEOUT", "no device answered the link in time");
+      }
+      const { envelopes } = await this.api.bridgePoll(
+        {
+          address: this.#requireState().address,
+          since,
+          timeoutMs: Math.min(remaining, LIMITS.pollTimeoutMs.default),
+        },
+        this.#signingKey(),
+      );
+      since = Math.max(since, ...envelopes.map((e) => e.receivedAt));
+      const processed = await this.#mailbox.process(envelopes.map(inboundOf));
+      await this.#mailbox.settle(
+        processed.filter((outcome) => outcome.kind !== "deliver"),
+        () => undefined,
+      );
+    }
+  }
+
+  /** The own account; an address without a device part has none (RangeError). */
+  #ownAccount(): string {
+    const { address } = this.#requireState();
+    const account = accountOf(address);
+    if (account === undefined) {
+      throw new RangeError(`${address} has no device part (<account>:<device>), so no device list`);
+    }
+    return account;
+  }
+
+  /**
+   * With the serial held: writes the version after the account's current list with the devices
+   * `edit` gives, signed by this device, starting the list (version 1, this device alone) first
+   * when the account has none. A version written meanwhile by another device (409) is read and
+   * `edit` applied to it once more; a second conflict is ClientError DEVICE_LIST_CONFLICT.
+   */
+  async #writeList(
+    edit: (current: KnownDeviceList) => KnownDeviceList["devices"],
+  ): Promise<KnownDeviceList> {
+    const state = this.#requireState();
+    const account = this.#ownAccount();
+    for (let attempt = 0; ; attempt++) {
+      const current = (await this.#listOrNone(account)) ?? (await this.#startList());
+      const list = signDeviceList(
+        nextListFields(account, current, edit(current), state.address),
+        this.#signingKey(),
+      );
+      try {
+        await this.#devices.devicesWrite(account, deviceListToJson(list));
+      } catch (error) {
+        if (!(error instanceof SvcError && error.code === ("SVC_DEVICE_LIST_CONFLICT" as string))) {
+          throw error;
+        }
+        if (attempt >= 1) {
+          throw new ClientError(
+            "DEVICE_LIST_CONFLICT",
+            `another device changed ${account}'s device list meanwhile, twice: try again`,
+            { cause: error },
+          );
+        }
+        continue;
+      }
+      const known = knownOf(list);
+      remember(state, account, known);
+      await this.#persist();
+      return known;
+    }
+  }
+
+  /** Writes version 1 of the own account's list, this device alone; remembered and saved. */
+  async #startList(): Promise<KnownDeviceList> {
+    const state = this.#requireState();
+    const list = firstDeviceList(
+      {
+        address: state.address,
+        identitySigningKey: decodeBase64(state.identity.identitySigningKey, 32),
+      },
+      this.#signingKey(),
+    );
+    await this.#devices.devicesWrite(list.account, deviceListToJson(list));
+    const known = knownOf(list);
+    remember(state, list.account, known);
+    await this.#persist();
+    return known;
+  }
+
+  /** Deposits a sealed envelope in `peer`'s inbox; its msgId. */
+  async #deposit(peer: string, envelope: Uint8Array): Promise<string> {
+    const state = this.#requireState();
+    const msgId = msgIdOf(envelope);
+    await this.api.inboxDeposit(
+      peer,
+      {
+        msgId,
+        ciphertext: encodeBase64(envelope),
+        expiresAt: this.#options.now() + DEPOSIT_TTL_MS,
+        senderPublicKey: state.identity.identitySigningKey,
+        from: state.address,
+      },
+      this.#signingKey(),
+    );
+    return msgId;
+  }
+
+  /** `account`'s verified list (saved when it moved on), or undefined when it has none. */
+  async #readList(account: string): Promise<KnownDeviceList | undefined> {
+    const state = this.#requireState();
+    const before = state.accounts?.[account];
+    const list = await readDeviceList({ api: this.#devices, kt: this.#kt }, state, account);
+    if (list !== before) await this.#persist();
+    return list;
+  }
+
+  /**
+   * With the serial held: the envelopes of a send to `to` when it is an account with a device
+   * list (undefined: `to` is a device address, sent to as it is). Every device's identity key is
+   * checked against the list before anything is sealed: the keys of its sessions, or of its
+   * KT-verified bundle (kept for the session it starts). A device whose identity was deleted
+   * (its bundle 404) is skipped.
+   */
+  async #fanOut(to: string, plaintext: Uint8Array): Promise<Delivery[] | undefined> {
+    const state = this.#requireState();
+    // A device this client has a session with, not an account it saw a list of: sent to as a
+    // device, without asking for a list each time.
+    if (state.sessions[to]?.length && state.accounts?.[to] === undefined) return undefined;
+    const list = await this.#listOrNone(to);
+    if (list === undefined) return undefined;
+    const ownAccount = accountOf(state.address);
+    const own =
+      ownAccount !== undefined && ownAccount !== to ? await this.#readList(ownAccount) : undefined;
+    const deliveries = deliveriesOf({
+      self: state.address,
+      ownAccount,
+      account: to,
+      list,
+      own,
+      plaintext,
+      now: this.#options.now(),
+    });
+    const keys = new Map(
+      [...list.devices, ...(own?.devices ?? [])].map((d) => [d.address, d.identitySigningKey]),
+    );
+    const live = await Promise.all(
+      deliveries.map((delivery) =>
+        this.#listedKeyHolds(delivery.address, keys.get(delivery.address) as string),
+      ),
+    );
+    await this.#persist();
+    return deliveries.filter((_, i) => live[i]);
+  }
+
+  /** A list for `to`, or undefined when the server has none for it and none was seen. */
+  async #listOrNone(to: string): Promise<KnownDeviceList | undefined> {
+    try {
+      return await this.#readList(to);
+    } catch (error) {
+      // A device address is not an account: a server may refuse it as one.
+      if (
+        error instanceof SvcError &&
+        error.status === 400 &&
+        !this.#requireState().accounts?.[to]
+      ) {
+        return undefined;
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Whether `address` (listed with `listedKey`) is to be sent to: its identity keys as trusted
+   * here, or as its KT-verified bundle gives them, must be the list's; false when its identity is
+   * gone from the directory.
+   */
+  async #listedKeyHolds(address: string, listedKey: string): Promise<boolean> {
+    const state = this.#requireState();
+    const account = accountOf(address) ?? address;
+    const trusted = state.peers[address];
+    if (trusted === undefined) {
+      let fetched: StoredBundle;
+      try {
+        fetched = storedBundle((await this.#fetchBundle(address)).json);
+      } catch (error) {
+        if (error instanceof SvcError && error.status === 404) return false;
+        throw error;
+      }
+      if (fetched.identitySigningKey !== listedKey) {
+        delete state.peers[address];
+        throw invalid(account, `${address} is listed with other keys than its directory's`);
+      }
+      state.unusedBundles ??= dictionary();
+      state.unusedBundles[address] = fetched;
+      return true;
+    }
+    if (trusted.identitySigningKey !== listedKey) {
+      throw invalid(account, `${address} is listed with other keys than the ones trusted for it`);
+    }
+    return true;
+  }
+
+  /** What a decrypted message is for the application (device frames read). */
+  #read(message: InboundMessage): Promise<Reading> {
+    const state = this.#requireState();
+    const account = accountOf(state.address);
+    return readMessage(
+      {
+        state,
+        ownList: (again) =>
+          account === undefined
+            ? Promise.resolve(undefined)
+            : again
+              ? this.#change(() => this.#listOrNone(account))
+              : Promise.resolve(state.accounts?.[account]),
+      },
+      message,
+    );
   }
 
   #newState(address: string): StoredState {

@@ -40,7 +40,21 @@ export type ClientErrorCode =
   /** Another writer holds the key store. */
   | "STORE_LOCKED"
   /** The key store holds something that is not a StoredState of a known version. */
-  | "BAD_STATE";
+  | "BAD_STATE"
+  /**
+   * An account's device list fails verification: a broken chain from the version remembered, a
+   * lower version, a bad signature, a failing KT proof, a device whose KT-verified bundle has
+   * other keys, or a 404 for an account whose list was seen. Nothing is sent.
+   */
+  | "DEVICE_LIST_INVALID"
+  /** removeDevice() of a device the account's list does not name. */
+  | "DEVICE_NOT_LISTED"
+  /** Another device changed the account's list first (after one retry on the new version). */
+  | "DEVICE_LIST_CONFLICT"
+  /** The approving device refused the link request: the code was wrong (or is used up). */
+  | "LINK_REFUSED"
+  /** No link request, or no approval, came in time. */
+  | "LINK_TIMEOUT";
 
 /** What IDENTITY_CHANGED is about: fingerprints (docs/protocol.md §16) of both identities. */
 export interface IdentityChange {

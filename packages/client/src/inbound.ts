@@ -13,13 +13,24 @@ import { decryptOnSessions, withNewSession } from "./sessions.js";
 import type { StoredBundle, StoredState } from "./state.js";
 import { identityChanged, recordChange, sameKeys as samePeerKeys } from "./trust.js";
 
-/** A message as handed to the application. */
-export interface ReceivedMessage {
+/** A message as decrypted, before it is read for what it is (see {@link ReceivedMessage}). */
+export interface InboundMessage {
   /** The sender's address, checked: only the sender's session (or identity) could produce it. */
   from: string;
   plaintext: Uint8Array;
   msgId: string;
   receivedAt: number;
+}
+
+/** A message as handed to the application. */
+export interface ReceivedMessage extends InboundMessage {
+  /**
+   * Whom it was sent to: this device's account (its address when it has none), or, on a copy of
+   * a message another device of the account sent, that message's recipient.
+   */
+  to: string;
+  /** A copy of a message another device of this account sent (`from` is that device). */
+  sent?: true;
 }
 
 /** One envelope as a bridge or an inbox fetch gives it. */
@@ -31,7 +42,7 @@ export interface InboundEnvelope {
 
 export type Outcome =
   /** Decrypted now or before, plaintext in `state.unacked`: hand it over, then ack. */
-  | { kind: "deliver"; message: ReceivedMessage }
+  | { kind: "deliver"; message: InboundMessage }
   /** Handed over before (or a replay of a message acked already): ack only. */
   | { kind: "ack"; msgId: string }
   /** Refused for good (tampered, replayed, truncated, forged): ack so it cannot block the inbox. */
@@ -196,7 +207,7 @@ export function storedMessage(
   from: string,
   receivedAt: number,
   plaintext: string,
-): ReceivedMessage {
+): InboundMessage {
   return { from, plaintext: decodeBase64(plaintext), msgId, receivedAt };
 }
 

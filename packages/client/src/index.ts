@@ -12,10 +12,12 @@ export {
 } from "./api.js";
 export {
   DEPOSIT_TTL_MS,
+  type DeviceListInfo,
   type IdentityInfo,
   type KeysStatus,
   type KtVerification,
   type ReceiveOptions,
+  type SendResult,
   type SessionInfo,
   SvcClient,
 } from "./client.js";
@@ -23,6 +25,12 @@ export { ClientError, type ClientErrorCode, type IdentityChange } from "./errors
 export { MAX_RETRY_WAIT_SECONDS } from "./http.js";
 export type { ReceivedMessage } from "./inbound.js";
 export type { KtMode } from "./kt.js";
+export {
+  LINK_ATTEMPTS,
+  LINK_TIMEOUT_MS,
+  type LinkedDevice,
+  type LinkOptions,
+} from "./linking.js";
 export type { ClientOptions } from "./options.js";
 export {
   formatSafetyNumber,
@@ -34,6 +42,7 @@ export {
 } from "./safety-number.js";
 export {
   type ChangedPeer,
+  type KnownDeviceList,
   type KtPin,
   type PeerKeys,
   STATE_VERSION,

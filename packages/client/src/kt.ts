@@ -115,6 +115,23 @@ export class KtCheck {
     }
   }
 
+  /**
+   * Checks the ktProof of a device-list answer (`listHash` of the list served; undefined for a
+   * 404's absence proof) as bundles are checked: undefined when KT is off, else the proof must be
+   * there and verify. A failure is the KtVerifyError, for the caller to refuse the list with.
+   */
+  async verifyDeviceList(
+    account: string,
+    listHash: Uint8Array | undefined,
+    ktProof: unknown,
+  ): Promise<KtEvidence | undefined> {
+    let verifier = await this.verifier();
+    if (verifier === undefined) return undefined;
+    if (verifier.vrfPublicKey === undefined) verifier = await this.#pinVrfKey(verifier);
+    const verified = await verifier.verifyDeviceList(account, listHash, ktProof);
+    return { treeSize: verified.sth.treeSize, leafIndex: verified.leafIndex ?? 0 };
+  }
+
   /** The verifier, pinning the log first if needed; undefined when bundles go unchecked. */
   async verifier(force = false): Promise<KtVerifier | undefined> {
     if (this.#verifier) return this.#verifier;

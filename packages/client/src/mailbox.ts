@@ -5,6 +5,7 @@ import { ClientError } from "./errors.js";
 import {
   type InboundContext,
   type InboundEnvelope,
+  type InboundMessage,
   type Outcome,
   processEnvelope,
   type ReceivedMessage,
@@ -31,7 +32,17 @@ export interface MailboxHost {
   signingKey(): Uint8Array;
   /** A first message used up one-time prekeys: the server may be running low. */
   prekeysUsed(): void;
+  /**
+   * What a decrypted message is for the application (see Reading in device-frames.ts): handed
+   * over, taken by this client (a device frame, acked without handing it over), or refused.
+   */
+  read(message: InboundMessage): Promise<Reading>;
 }
+
+export type Reading =
+  | { kind: "deliver"; message: ReceivedMessage }
+  | { kind: "taken" }
+  | { kind: "refuse"; error: ClientError };
 
 export type Deliver = (message: ReceivedMessage) => void | Promise<void>;
 
@@ -75,7 +86,9 @@ export class Mailbox {
     for (const outcome of outcomes) {
       if (outcome.kind === "deliver") {
         try {
-          await deliver(outcome.message);
+          const reading = await this.#host.read(outcome.message);
+          if (reading.kind === "deliver") await deliver(reading.message);
+          if (reading.kind === "refuse") this.#host.report(reading.error);
         } catch (error) {
           this.#host.report(error);
           continue;

@@ -64,6 +64,11 @@ export interface StoredState {
    * of theirs without one is a downgrade to classic X3DH, refused (PQ_DOWNGRADE).
    */
   postQuantumPeers?: Record<string, true>;
+  /**
+   * The latest verified device list of each account seen (the own one and peers'), by account:
+   * a list served later must chain from it. Absent in states written before device lists.
+   */
+  accounts?: Record<string, KnownDeviceList>;
   /** The pinned KT log and the last STH verified; null while the server was not seen with KT. */
   kt: KtPin | null;
   /** Bridge cursor: the receivedAt of the last envelope processed. */
@@ -75,6 +80,13 @@ export interface StoredState {
   unacked: Record<string, UnackedMessage>;
   /** The msgIds acknowledged last (at most RECENTLY_ACKED), so a replay is acked, not redelivered. */
   recentlyAcked: string[];
+}
+
+/** A device list version as verified and remembered: its hash (base64) and devices. */
+export interface KnownDeviceList {
+  version: number;
+  listHash: string;
+  devices: Array<{ address: string; identitySigningKey: string }>;
 }
 
 export interface PeerKeys {
@@ -169,6 +181,17 @@ const StoredStateSchema = v.object({
   kemPreKeys: v.optional(v.record(v.string(), base64)),
   nextKemPreKeyId: v.optional(count),
   postQuantumPeers: v.optional(v.record(v.string(), v.literal(true))),
+  // Optional: states written before device lists have none, and still load.
+  accounts: v.optional(
+    v.record(
+      v.string(),
+      v.object({
+        version: v.pipe(count, v.minValue(1)),
+        listHash: base64,
+        devices: v.array(v.object({ address: v.string(), identitySigningKey: base64 })),
+      }),
+    ),
+  ),
   sessions: v.record(v.string(), v.array(base64)),
   peers: v.record(v.string(), v.object({ identitySigningKey: base64, identityDHKey: base64 })),
   changedPeers: v.optional(
@@ -224,6 +247,7 @@ export function parseState(json: unknown): StoredState {
       ...(state.unusedBundles ? { unusedBundles: dictionary(state.unusedBundles) } : {}),
       ...(state.kemPreKeys ? { kemPreKeys: dictionary(state.kemPreKeys) } : {}),
       ...(state.postQuantumPeers ? { postQuantumPeers: dictionary(state.postQuantumPeers) } : {}),
+      ...(state.accounts ? { accounts: dictionary(state.accounts) } : {}),
       unacked: dictionary(state.unacked),
     };
   }

@@ -1,0 +1,261 @@
+import { decodeBase64 } from "@svc/canonical";
+import { type DeviceList, deviceListHash, firstDeviceList, signDeviceList } from "@svc/protocol";
+import { describe, expect, it } from "vitest";
+import { parseState } from "./state.js";
+import { bytes, member, str, type TestClient } from "./test-support/clients.js";
+import { deviceDirectory } from "./test-support/devices.js";
+import { startTestServer } from "./test-support/server.js";
+
+/** The signing seed and public key a client keeps in its store. */
+async function keysOf(client: TestClient): Promise<{ seed: Uint8Array; key: Uint8Array }> {
+  const state = parseState(await client.store.load());
+  return {
+    seed: decodeBase64(state.identity.signingSeed, 32),
+    key: decodeBase64(state.identity.identitySigningKey, 32),
+  };
+}
+
+/** The version after `previous` with `devices`, signed by `signer`. */
+async function nextList(
+  previous: DeviceList,
+  devices: Array<{ address: string; client: TestClient }>,
+  signer: { address: string; client: TestClient },
+): Promise<DeviceList> {
+  const entries = await Promise.all(
+    devices.map(async ({ address, client }) => ({
+      address,
+      identitySigningKey: (await keysOf(client)).key,
+    })),
+  );
+  return signDeviceList(
+    {
+      account: previous.account,
+      version: previous.version + 1,
+      previousHash: deviceListHash(previous),
+      devices: entries.sort((a, b) => (a.address < b.address ? -1 : 1)),
+      signer: signer.address,
+    },
+    (await keysOf(signer.client)).seed,
+  );
+}
+
+/** Registered devices of one account, all listed (version 1 by the first, then all at once). */
+async function account(
+  server: string,
+  directory: ReturnType<typeof deviceDirectory>,
+  addresses: string[],
+  fetch: typeof globalThis.fetch = directory.fetch,
+): Promise<TestClient[]> {
+  const clients = await Promise.all(
+    addresses.map((address) => member(server, address, { fetch, kt: "off" })),
+  );
+  const [first] = addresses as [string];
+  const one = firstDeviceList(
+    { address: first, identitySigningKey: (await keysOf(clients[0] as TestClient)).key },
+    (await keysOf(clients[0] as TestClient)).seed,
+  );
+  const versions = [one];
+  if (addresses.length > 1) {
+    versions.push(
+      await nextList(
+        one,
+        addresses.map((address, i) => ({ address, client: clients[i] as TestClient })),
+        { address: first, client: clients[0] as TestClient },
+      ),
+    );
+  }
+  directory.lists.set(one.account, versions);
+  return clients;
+}
+
+const texts = async (client: TestClient) =>
+  (await client.receive()).map((m) => ({
+    from: m.from,
+    to: m.to,
+    text: str(m.plaintext),
+    ...(m.sent ? { sent: m.sent } : {}),
+  }));
+
+describe("several devices per account", () => {
+  it("sends to every device of an account and a sent copy to the sender's other devices", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const [alice1, alice2] = await account(server.url, directory, ["alice:1", "alice:2"]);
+    const [bob1, bob2] = await account(server.url, directory, ["bob:1", "bob:2"]);
+
+    const sent = await (bob1 as TestClient).send("alice", bytes("hello"));
+    expect(sent.deliveries?.map((d) => [d.address, d.copy])).toEqual([
+      ["alice:1", false],
+      ["alice:2", false],
+      ["bob:2", true],
+    ]);
+    const message = { from: "bob:1", to: "alice", text: "hello" };
+    expect(await texts(alice1 as TestClient)).toEqual([message]);
+    expect(await texts(alice2 as TestClient)).toEqual([message]);
+    expect(await texts(bob2 as TestClient)).toEqual([{ ...message, sent: true }]);
+    expect(await texts(bob1 as TestClient)).toEqual([]);
+
+    // A reply reaches both of bob's devices, and alice's other device gets the copy.
+    await (alice2 as TestClient).send("bob", bytes("hi"));
+    const reply = { from: "alice:2", to: "bob", text: "hi" };
+    expect(await texts(bob1 as TestClient)).toEqual([reply]);
+    expect(await texts(bob2 as TestClient)).toEqual([reply]);
+    expect(await texts(alice1 as TestClient)).toEqual([{ ...reply, sent: true }]);
+    for (const client of [alice1, alice2, bob1, bob2]) expect(client?.errors).toEqual([]);
+  });
+
+  it("still sends to a device address as it is, with `to` its own address on the other side", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const [alice1] = await account(server.url, directory, ["alice:1", "alice:2"]);
+    const carol = await member(server.url, "carol", { fetch: directory.fetch, kt: "off" });
+    await carol.send("alice:1", bytes("just you"));
+    expect(await texts(alice1 as TestClient)).toEqual([
+      { from: "carol", to: "alice", text: "just you" },
+    ]);
+    await (alice1 as TestClient).send("carol", bytes("back"));
+    expect(await texts(carol)).toEqual([{ from: "alice:1", to: "carol", text: "back" }]);
+  });
+
+  it("refuses a ghost device the server adds (a version its devices did not sign): nothing is sent", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const deposits: string[] = [];
+    const watched: typeof fetch = (input, init) => {
+      const { pathname } = new URL(String(input));
+      if (init?.method === "POST" && /^\/v1\/inbox\/[^/]+:\d+$/.test(pathname)) {
+        deposits.push(pathname);
+      }
+      return directory.fetch(input, init);
+    };
+    const [alice1] = await account(server.url, directory, ["alice:1"]);
+    // A device the server registered itself, under an address of alice's account.
+    const ghost = await member(server.url, "alice:9", { fetch: directory.fetch, kt: "off" });
+    const bob = await member(server.url, "bob:1", { fetch: watched, kt: "off" });
+    const [one] = directory.lists.get("alice") as [DeviceList];
+    directory.lists.set("alice", [
+      one,
+      await nextList(
+        one,
+        [
+          { address: "alice:1", client: alice1 as TestClient },
+          { address: "alice:9", client: ghost },
+        ],
+        { address: "alice:9", client: ghost },
+      ),
+    ]);
+    await expect(bob.send("alice", bytes("secret"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("DEVICE_LIST_SIGNER_NOT_LISTED"),
+    });
+    expect(deposits).toEqual([]);
+    expect(await texts(ghost)).toEqual([]);
+    expect(await texts(alice1 as TestClient)).toEqual([]);
+  });
+
+  it("stops sending to a removed device: nothing sent after the removal reaches it", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const [alice1, alice2] = await account(server.url, directory, ["alice:1", "alice:2"]);
+    const [bob] = (await account(server.url, directory, ["bob:1"])) as [TestClient];
+    await bob.send("alice", bytes("before"));
+    expect(await (alice1 as TestClient).removeDevice("alice:2")).toMatchObject({
+      account: "alice",
+      version: 3,
+      devices: [{ address: "alice:1" }],
+    });
+    const after = await bob.send("alice", bytes("after"));
+    expect(after.deliveries?.map((d) => d.address)).toEqual(["alice:1"]);
+    expect((await texts(alice2 as TestClient)).map((m) => m.text)).toEqual(["before"]);
+    expect((await texts(alice1 as TestClient)).map((m) => m.text)).toEqual(["before", "after"]);
+    // Nor does a copy of what alice:1 sends.
+    await (alice1 as TestClient).send("bob", bytes("from one"));
+    expect(await texts(alice2 as TestClient)).toEqual([]);
+  });
+
+  it("refuses a version rewritten after it was seen, or a list older than the one seen", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const [alice1, alice2] = await account(server.url, directory, ["alice:1", "alice:2"]);
+    const bob = await member(server.url, "bob:1", { fetch: directory.fetch, kt: "off" });
+    expect((await bob.deviceList("alice"))?.version).toBe(2);
+    const [one, two] = directory.lists.get("alice") as [DeviceList, DeviceList];
+    directory.lists.set("alice", [one]);
+    await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("older than version 2"),
+    });
+    // Another version 2, signed by a listed device all the same: a fork of what bob saw.
+    const fork = await nextList(one, [{ address: "alice:2", client: alice2 as TestClient }], {
+      address: "alice:1",
+      client: alice1 as TestClient,
+    });
+    directory.lists.set("alice", [one, fork]);
+    await expect(bob.deviceList("alice")).rejects.toMatchObject({ code: "DEVICE_LIST_INVALID" });
+    directory.lists.set("alice", []);
+    await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("version 2 was seen"),
+    });
+    directory.lists.set("alice", [one, two]);
+    expect((await bob.send("alice", bytes("x"))).deliveries).toHaveLength(2);
+  });
+
+  it("with key transparency required, refuses a list served without its proof", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    await account(server.url, directory, ["alice:1"]);
+    const bob = await member(server.url, "bob:1", { fetch: directory.fetch });
+    await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("KT_PROOF_MISSING"),
+    });
+  });
+
+  it("refuses a list whose KT proof is not of it (a version the log does not commit)", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    await account(server.url, directory, ["alice:1"]);
+    const bob = await member(server.url, "bob:1", { fetch: directory.fetch });
+    // A real proof from the log, but of alice:1's identity keys, not of alice's list.
+    directory.ktProof.value = (await bob.api.keysBundle("alice:1")).ktProof;
+    expect(directory.ktProof.value).toBeDefined();
+    await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("key-transparency proof fails"),
+    });
+  });
+
+  it("follows a chain of many versions from the one seen, and refuses one bad step in it", async () => {
+    const server = await startTestServer();
+    const directory = deviceDirectory();
+    const [alice1, alice2] = (await account(server.url, directory, ["alice:1", "alice:2"])) as [
+      TestClient,
+      TestClient,
+    ];
+    const bob = await member(server.url, "bob:1", { fetch: directory.fetch, kt: "off" });
+    expect((await bob.deviceList("alice"))?.version).toBe(2);
+    const versions = [...(directory.lists.get("alice") as DeviceList[])];
+    const signer = { address: "alice:1", client: alice1 };
+    const both = [signer, { address: "alice:2", client: alice2 }];
+    while (versions.length < 40) {
+      const previous = versions.at(-1) as DeviceList;
+      versions.push(await nextList(previous, versions.length % 2 ? both : [signer], signer));
+    }
+    directory.lists.set("alice", versions);
+    expect((await bob.deviceList("alice"))?.version).toBe(40);
+
+    // Version 50 signed by alice:2 where version 49 lists alice:1 alone.
+    while (versions.length < 60) {
+      const previous = versions.at(-1) as DeviceList;
+      const by = versions.length === 49 ? both[1] : signer;
+      versions.push(
+        await nextList(previous, versions.length % 2 ? both : [signer], by as typeof signer),
+      );
+    }
+    await expect(bob.deviceList("alice")).rejects.toMatchObject({
+      code: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("version 50: "),
+    });
+  });
+});
