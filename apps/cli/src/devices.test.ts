@@ -6,7 +6,7 @@ import { migrations } from "@svc/prekey-server";
 import { type DeviceList, deviceListHash, signDeviceList } from "@svc/protocol";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "./exit.js";
-import { startDeviceListProxy } from "./test-support/devices.js";
+import { startLyingRelay } from "./test-support/devices.js";
 import { type Closer, startTestServer, svc, tempDir } from "./test-support/server.js";
 
 beforeAll(async () => (await createTestStorage({ migrations })).close());
@@ -18,14 +18,14 @@ afterEach(async () => {
 
 const parse = (lines: string[]) => lines.map((line) => JSON.parse(line) as Record<string, unknown>);
 
-/** A server without KT behind the device-list stand-in, and `svc --no-kt` in named homes. */
+/** A server with KT behind a relay that can lie about device lists, and `svc` in named homes. */
 async function world() {
-  const server = await startTestServer(closers, { SVC_KT: "off" });
-  const { url, lists } = await startDeviceListProxy(server.url, closers);
+  const server = await startTestServer(closers);
+  const relay = await startLyingRelay(server.url, closers);
   const root = await tempDir(closers, "svc-cli-devices-");
   const homeOf = (name: string) => join(root, name);
-  const as = (name: string, ...argv: string[]) => svc(url, homeOf(name), [...argv, "--no-kt"]);
-  return { as, homeOf, lists };
+  const as = (name: string, ...argv: string[]) => svc(relay.url, homeOf(name), argv);
+  return { as, homeOf, relay };
 }
 
 type World = Awaited<ReturnType<typeof world>>;
@@ -136,14 +136,16 @@ describe("svc devices", () => {
 
   it("refuses a ghost device the server adds to an account: exit 3, nothing sent", async () => {
     const w = await world();
-    const { as, homeOf, lists } = w;
+    const { as, homeOf, relay } = w;
     expect((await as("alice1", "init", "--address", "alice:1")).code).toBe(EXIT.ok);
     await link(w, "alice1", "alice2", "alice:2");
     expect((await as("ghost", "init", "--address", "alice:9")).code).toBe(EXIT.ok);
     expect((await as("bob", "init", "--address", "bob:1")).code).toBe(EXIT.ok);
     // The server's own version 3: alice's devices and its own, signed by its own device.
     const ghost = JSON.parse(await readFile(join(homeOf("ghost"), "state.json"), "utf8"));
-    const [one, two] = lists.get("alice") as [DeviceList, DeviceList];
+    const [one, two] = relay.written.get("alice") as [DeviceList, DeviceList];
+    const served = await fetch(`${relay.url}/v1/devices/alice`);
+    relay.ktProof.value = ((await served.json()) as { ktProof: unknown }).ktProof;
     const forged = signDeviceList(
       {
         account: "alice",
@@ -160,10 +162,14 @@ describe("svc devices", () => {
       },
       decodeBase64(ghost.identity.signingSeed, 32),
     );
-    lists.set("alice", [one, two, forged]);
+    relay.served.set("alice", [one, two, forged]);
+    // Served with the log's proof of version 2: the forged version is not what the log commits.
     const refused = await as("bob", "send", "alice", "secret", "--json");
     expect(refused.code).toBe(EXIT.verification);
-    expect(parse(refused.stderr)[0]).toMatchObject({ error: "DEVICE_LIST_INVALID" });
+    expect(parse(refused.stderr)[0]).toMatchObject({
+      error: "DEVICE_LIST_INVALID",
+      message: expect.stringContaining("KT_KEY_MISMATCH"),
+    });
     for (const home of ["ghost", "alice1", "alice2"]) {
       expect((await as(home, "listen", "--drain", "--json")).stdout).toEqual([]);
     }

@@ -137,13 +137,13 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       break;
     }
     case "devices list": {
-      const account = args.account ?? (await client.whoami()).address.replace(/:[^:]*$/, "");
+      const account = args.account ?? (await client.ownAccount());
       const list = await progress(
         `fetching the device list of ${account}`,
         client.deviceList(account),
       );
       if (list === undefined) {
-        throw new SvcError("SVC_NOT_FOUND", `${account} has no device list`, { status: 404 });
+        throw new SvcError("SVC_NO_DEVICE_LIST", `${account} has no device list`, { status: 404 });
       }
       print(devicesReport(list));
       break;

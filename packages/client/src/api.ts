@@ -2,6 +2,7 @@ import { ed25519Sign } from "@svc/canonical";
 import {
   type BridgeKind,
   bridgeQueryParams,
+  type DeviceListWire,
   type JsonRouteName,
   LIMITS,
   ROUTES,
@@ -111,6 +112,25 @@ export interface SvcApi {
     key: SigningKey,
     options?: CallOptions,
   ): Promise<ApiAnswer<"inboxAck">>;
+  /**
+   * An account's latest device list with its KT proof. A 404 SvcError (SVC_NO_DEVICE_LIST: the
+   * account never had a list) carries `extra.ktProof`, the proof of absence.
+   */
+  devicesGet(account: string, options?: CallOptions): Promise<ApiAnswer<"devicesGet">>;
+  devicesVersion(
+    account: string,
+    version: number,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"devicesVersion">>;
+  /**
+   * The next version of an account's list. Its own signature authenticates it, so no signed body
+   * wraps it. A lost race is SvcError SVC_DEVICE_LIST_CONFLICT with `extra.currentVersion`.
+   */
+  devicesWrite(
+    account: string,
+    list: DeviceListWire,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"devicesWrite">>;
   /** Long-poll: answers at once when envelopes after `since` are queued, else within timeoutMs. */
   bridgePoll(
     query: BridgeQueryFields & { timeoutMs?: number },
@@ -190,6 +210,17 @@ export function createApi(options: ApiOptions): SvcApi {
       write("inboxDeposit", { address }, fields, key, call),
     inboxFetch: (address, fields, key, call) => write("inboxFetch", { address }, fields, key, call),
     inboxAck: (address, msgId, key, call) => write("inboxAck", { address, msgId }, {}, key, call),
+    devicesGet: (account, call) => get("devicesGet", { account }, undefined, call),
+    devicesVersion: (account, version, call) =>
+      get("devicesVersion", { account, version }, undefined, call),
+    devicesWrite: (account, list, call) =>
+      request(http, {
+        method: "POST",
+        path: pathOf(ROUTES.devicesWrite, { account }),
+        body: async () => list,
+        response: ROUTES.devicesWrite.response,
+        signal: call?.signal,
+      }),
     bridgePoll: (query, key, call) =>
       request(http, {
         method: "GET",

@@ -18,7 +18,6 @@ import {
 } from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
-import { createDeviceApi, type DeviceApi } from "./device-api.js";
 import { readMessage } from "./device-frames.js";
 import { invalid, knownOf, nextListFields, readDeviceList, remember } from "./device-lists.js";
 import { refuseDowngrade, rememberPostQuantum } from "./downgrade.js";
@@ -142,7 +141,6 @@ export interface KtVerification {
 export class SvcClient {
   /** Typed calls for every route, signed with keys the caller gives. */
   readonly api: SvcApi;
-  readonly #devices: DeviceApi;
   readonly #options: ResolvedOptions;
   #state: StoredState | undefined;
   /** The KT pin before there is a state to keep it in. */
@@ -159,7 +157,6 @@ export class SvcClient {
     this.#options = options;
     this.#state = state;
     this.api = createApi(options);
-    this.#devices = createDeviceApi(options);
     this.#kt = new KtCheck({
       mode: options.kt,
       api: this.api,
@@ -257,6 +254,11 @@ export class SvcClient {
       msgId: sent.find((entry) => !entry.copy)?.msgId ?? sent[0]?.msgId ?? "",
       deliveries: sent,
     };
+  }
+
+  /** This device's account: its address without the `:<device>` part; ClientError NO_ACCOUNT without one. */
+  async ownAccount(): Promise<string> {
+    return this.#ownAccount();
   }
 
   /**
@@ -613,7 +615,10 @@ export class SvcClient {
     const { address } = this.#requireState();
     const account = accountOf(address);
     if (account === undefined) {
-      throw new RangeError(`${address} has no device part (<account>:<device>), so no device list`);
+      throw new ClientError(
+        "NO_ACCOUNT",
+        `${address} has no device part (<account>:<device>), so no account and no device list`,
+      );
     }
     return account;
   }
@@ -636,9 +641,9 @@ export class SvcClient {
         this.#signingKey(),
       );
       try {
-        await this.#devices.devicesWrite(account, deviceListToJson(list));
+        await this.api.devicesWrite(account, deviceListToJson(list));
       } catch (error) {
-        if (!(error instanceof SvcError && error.code === ("SVC_DEVICE_LIST_CONFLICT" as string))) {
+        if (!(error instanceof SvcError && error.code === "SVC_DEVICE_LIST_CONFLICT")) {
           throw error;
         }
         if (attempt >= 1) {
@@ -667,7 +672,7 @@ export class SvcClient {
       },
       this.#signingKey(),
     );
-    await this.#devices.devicesWrite(list.account, deviceListToJson(list));
+    await this.api.devicesWrite(list.account, deviceListToJson(list));
     const known = knownOf(list);
     remember(state, list.account, known);
     await this.#persist();
@@ -696,7 +701,7 @@ export class SvcClient {
   async #readList(account: string): Promise<KnownDeviceList | undefined> {
     const state = this.#requireState();
     const before = state.accounts?.[account];
-    const list = await readDeviceList({ api: this.#devices, kt: this.#kt }, state, account);
+    const list = await readDeviceList({ api: this.api, kt: this.#kt }, state, account);
     if (list !== before) await this.#persist();
     return list;
   }

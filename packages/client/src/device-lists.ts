@@ -10,14 +10,14 @@ import {
   deviceListHash,
   SvcError,
 } from "@svc/protocol";
-import type { DeviceApi } from "./device-api.js";
+import type { SvcApi } from "./api.js";
 import { ClientError } from "./errors.js";
 import type { KtCheck } from "./kt.js";
 import { dictionary, type KnownDeviceList, type StoredState } from "./state.js";
 
 /** What reading an account's list needs. */
 export interface DeviceListReader {
-  api: DeviceApi;
+  api: Pick<SvcApi, "devicesGet" | "devicesVersion">;
   kt: KtCheck;
 }
 
@@ -36,7 +36,7 @@ export async function readDeviceList(
   account: string,
 ): Promise<KnownDeviceList | undefined> {
   const known = state.accounts?.[account];
-  let answer: Awaited<ReturnType<DeviceApi["devicesGet"]>>;
+  let answer: Awaited<ReturnType<SvcApi["devicesGet"]>>;
   try {
     answer = await reader.api.devicesGet(account);
   } catch (error) {

@@ -1,9 +1,15 @@
 import { decodeBase64 } from "@svc/canonical";
-import { type DeviceList, deviceListHash, firstDeviceList, signDeviceList } from "@svc/protocol";
+import {
+  type DeviceList,
+  deviceListHash,
+  deviceListToJson,
+  firstDeviceList,
+  signDeviceList,
+} from "@svc/protocol";
 import { describe, expect, it } from "vitest";
 import { parseState } from "./state.js";
 import { bytes, member, str, type TestClient } from "./test-support/clients.js";
-import { deviceDirectory } from "./test-support/devices.js";
+import { lyingDirectory } from "./test-support/devices.js";
 import { startTestServer } from "./test-support/server.js";
 
 /** The signing seed and public key a client keeps in its store. */
@@ -42,13 +48,11 @@ async function nextList(
 /** Registered devices of one account, all listed (version 1 by the first, then all at once). */
 async function account(
   server: string,
-  directory: ReturnType<typeof deviceDirectory>,
+  directory: ReturnType<typeof lyingDirectory>,
   addresses: string[],
   fetch: typeof globalThis.fetch = directory.fetch,
 ): Promise<TestClient[]> {
-  const clients = await Promise.all(
-    addresses.map((address) => member(server, address, { fetch, kt: "off" })),
-  );
+  const clients = await Promise.all(addresses.map((address) => member(server, address, { fetch })));
   const [first] = addresses as [string];
   const one = firstDeviceList(
     { address: first, identitySigningKey: (await keysOf(clients[0] as TestClient)).key },
@@ -64,7 +68,9 @@ async function account(
       ),
     );
   }
-  directory.lists.set(one.account, versions);
+  for (const list of versions) {
+    await (clients[0] as TestClient).api.devicesWrite(list.account, deviceListToJson(list));
+  }
   return clients;
 }
 
@@ -79,7 +85,7 @@ const texts = async (client: TestClient) =>
 describe("several devices per account", () => {
   it("sends to every device of an account and a sent copy to the sender's other devices", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     const [alice1, alice2] = await account(server.url, directory, ["alice:1", "alice:2"]);
     const [bob1, bob2] = await account(server.url, directory, ["bob:1", "bob:2"]);
 
@@ -106,7 +112,7 @@ describe("several devices per account", () => {
 
   it("still sends to a device address as it is, with `to` its own address on the other side", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     const [alice1] = await account(server.url, directory, ["alice:1", "alice:2"]);
     const carol = await member(server.url, "carol", { fetch: directory.fetch, kt: "off" });
     await carol.send("alice:1", bytes("just you"));
@@ -119,7 +125,7 @@ describe("several devices per account", () => {
 
   it("refuses a ghost device the server adds (a version its devices did not sign): nothing is sent", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     const deposits: string[] = [];
     const watched: typeof fetch = (input, init) => {
       const { pathname } = new URL(String(input));
@@ -132,8 +138,8 @@ describe("several devices per account", () => {
     // A device the server registered itself, under an address of alice's account.
     const ghost = await member(server.url, "alice:9", { fetch: directory.fetch, kt: "off" });
     const bob = await member(server.url, "bob:1", { fetch: watched, kt: "off" });
-    const [one] = directory.lists.get("alice") as [DeviceList];
-    directory.lists.set("alice", [
+    const [one] = directory.written.get("alice") as [DeviceList];
+    directory.served.set("alice", [
       one,
       await nextList(
         one,
@@ -155,7 +161,7 @@ describe("several devices per account", () => {
 
   it("stops sending to a removed device: nothing sent after the removal reaches it", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     const [alice1, alice2] = await account(server.url, directory, ["alice:1", "alice:2"]);
     const [bob] = (await account(server.url, directory, ["bob:1"])) as [TestClient];
     await bob.send("alice", bytes("before"));
@@ -173,14 +179,37 @@ describe("several devices per account", () => {
     expect(await texts(alice2 as TestClient)).toEqual([]);
   });
 
+  it("applies a change again on the version another device wrote first (a 409 from the server)", async () => {
+    const server = await startTestServer();
+    const directory = lyingDirectory();
+    const [alice1, alice2] = (await account(server.url, directory, [
+      "alice:1",
+      "alice:2",
+      "alice:3",
+    ])) as [TestClient, TestClient];
+    let raced = false;
+    directory.beforeWrite.run = async () => {
+      if (raced) return;
+      raced = true;
+      await alice2.removeDevice("alice:3");
+    };
+    expect(await alice1.removeDevice("alice:2")).toMatchObject({
+      version: 4,
+      devices: [{ address: "alice:1" }],
+    });
+    expect(directory.written.get("alice")?.map((list) => list.devices.length)).toEqual([
+      1, 3, 2, 1,
+    ]);
+  });
+
   it("refuses a version rewritten after it was seen, or a list older than the one seen", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     const [alice1, alice2] = await account(server.url, directory, ["alice:1", "alice:2"]);
     const bob = await member(server.url, "bob:1", { fetch: directory.fetch, kt: "off" });
     expect((await bob.deviceList("alice"))?.version).toBe(2);
-    const [one, two] = directory.lists.get("alice") as [DeviceList, DeviceList];
-    directory.lists.set("alice", [one]);
+    const [one, two] = directory.written.get("alice") as [DeviceList, DeviceList];
+    directory.served.set("alice", [one]);
     await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
       code: "DEVICE_LIST_INVALID",
       message: expect.stringContaining("older than version 2"),
@@ -190,22 +219,23 @@ describe("several devices per account", () => {
       address: "alice:1",
       client: alice1 as TestClient,
     });
-    directory.lists.set("alice", [one, fork]);
+    directory.served.set("alice", [one, fork]);
     await expect(bob.deviceList("alice")).rejects.toMatchObject({ code: "DEVICE_LIST_INVALID" });
-    directory.lists.set("alice", []);
+    directory.served.set("alice", []);
     await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
       code: "DEVICE_LIST_INVALID",
       message: expect.stringContaining("version 2 was seen"),
     });
-    directory.lists.set("alice", [one, two]);
+    directory.served.set("alice", [one, two]);
     expect((await bob.send("alice", bytes("x"))).deliveries).toHaveLength(2);
   });
 
   it("with key transparency required, refuses a list served without its proof", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     await account(server.url, directory, ["alice:1"]);
     const bob = await member(server.url, "bob:1", { fetch: directory.fetch });
+    directory.served.set("alice", directory.written.get("alice") as DeviceList[]);
     await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
       code: "DEVICE_LIST_INVALID",
       message: expect.stringContaining("KT_PROOF_MISSING"),
@@ -214,12 +244,13 @@ describe("several devices per account", () => {
 
   it("refuses a list whose KT proof is not of it (a version the log does not commit)", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     await account(server.url, directory, ["alice:1"]);
     const bob = await member(server.url, "bob:1", { fetch: directory.fetch });
     // A real proof from the log, but of alice:1's identity keys, not of alice's list.
     directory.ktProof.value = (await bob.api.keysBundle("alice:1")).ktProof;
     expect(directory.ktProof.value).toBeDefined();
+    directory.served.set("alice", directory.written.get("alice") as DeviceList[]);
     await expect(bob.send("alice", bytes("x"))).rejects.toMatchObject({
       code: "DEVICE_LIST_INVALID",
       message: expect.stringContaining("key-transparency proof fails"),
@@ -228,21 +259,21 @@ describe("several devices per account", () => {
 
   it("follows a chain of many versions from the one seen, and refuses one bad step in it", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
+    const directory = lyingDirectory();
     const [alice1, alice2] = (await account(server.url, directory, ["alice:1", "alice:2"])) as [
       TestClient,
       TestClient,
     ];
     const bob = await member(server.url, "bob:1", { fetch: directory.fetch, kt: "off" });
     expect((await bob.deviceList("alice"))?.version).toBe(2);
-    const versions = [...(directory.lists.get("alice") as DeviceList[])];
+    const versions = [...(directory.written.get("alice") as DeviceList[])];
     const signer = { address: "alice:1", client: alice1 };
     const both = [signer, { address: "alice:2", client: alice2 }];
     while (versions.length < 40) {
       const previous = versions.at(-1) as DeviceList;
       versions.push(await nextList(previous, versions.length % 2 ? both : [signer], signer));
     }
-    directory.lists.set("alice", versions);
+    directory.served.set("alice", versions);
     expect((await bob.deviceList("alice"))?.version).toBe(40);
 
     // Version 50 signed by alice:2 where version 49 lists alice:1 alone.

@@ -49,6 +49,8 @@ export type ClientErrorCode =
   | "DEVICE_LIST_INVALID"
   /** removeDevice() of a device the account's list does not name. */
   | "DEVICE_NOT_LISTED"
+  /** A device-list operation on a device whose address has no `:<device>` part, so no account. */
+  | "NO_ACCOUNT"
   /** Another device changed the account's list first (after one retry on the new version). */
   | "DEVICE_LIST_CONFLICT"
   /** The approving device refused the link request: the code was wrong (or is used up). */

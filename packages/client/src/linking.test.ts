@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LINK_ATTEMPTS } from "./linking.js";
 import { bytes, member, str, testClient } from "./test-support/clients.js";
-import { deviceDirectory } from "./test-support/devices.js";
 import { startTestServer } from "./test-support/server.js";
 
 /** A code naming `device` with a secret nobody was shown. */
@@ -10,11 +9,9 @@ const wrongCode = (device: string) => `${device}-0000-0000-0000-0000`;
 describe("linking a device", () => {
   it("adds a new device by code: both see the list, and messages reach both", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
-    const options = { fetch: directory.fetch, kt: "off" as const };
-    const alice1 = await member(server.url, "alice:1", options);
-    const alice2 = await testClient(server.url, options);
-    const bob = await member(server.url, "bob:1", options);
+    const alice1 = await member(server.url, "alice:1");
+    const alice2 = await testClient(server.url);
+    const bob = await member(server.url, "bob:1");
     let code: string | undefined;
     const linking = alice1.linkDevice({
       onCode: (shown) => {
@@ -48,8 +45,7 @@ describe("linking a device", () => {
 
   it("refuses a device that gives a wrong code, voids the code after three, and lets a device ask again", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
-    const options = { fetch: directory.fetch, kt: "off" as const };
+    const options = { kt: "off" as const };
     const alice1 = await member(server.url, "alice:1", options);
     const linking = alice1.linkDevice({ timeoutMs: 120_000 });
     const outcome = linking.then(
@@ -82,8 +78,7 @@ describe("linking a device", () => {
 
   it("gives up with LINK_TIMEOUT when no device asks in time", async () => {
     const server = await startTestServer();
-    const directory = deviceDirectory();
-    const alice1 = await member(server.url, "alice:1", { fetch: directory.fetch, kt: "off" });
+    const alice1 = await member(server.url, "alice:1", { kt: "off" });
     await expect(alice1.linkDevice({ timeoutMs: 300 })).rejects.toMatchObject({
       code: "LINK_TIMEOUT",
     });
