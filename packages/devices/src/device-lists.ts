@@ -6,10 +6,10 @@ import {
   DeviceListError,
   deviceListHash,
   deviceListMessage,
+  parseDeviceListMessage,
 } from "@svc/protocol";
 import { and, desc, eq } from "drizzle-orm";
 import { conflict, invalid } from "./errors.js";
-import { parseDeviceListMessage } from "./message.js";
 import { deviceLists } from "./schema.js";
 
 /** A stored version: the list and the hash the next version chains to. */

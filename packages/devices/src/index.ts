@@ -5,5 +5,4 @@ export {
   type WriteOptions,
 } from "./device-lists.js";
 export { DevicesError } from "./errors.js";
-export { parseDeviceListMessage } from "./message.js";
 export { deviceLists, devicesMigrations } from "./schema.js";

@@ -11,6 +11,7 @@ export {
   signDeviceList,
 } from "./device-list.js";
 export { deviceListFromJson, deviceListToJson } from "./device-list-json.js";
+export { parseDeviceListMessage } from "./device-list-parse.js";
 export {
   DeviceListError,
   type DeviceListErrorCode,
