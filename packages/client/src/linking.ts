@@ -186,6 +186,9 @@ export async function requestLink(
   return list;
 }
 
-function noAccount(address: string): RangeError {
-  return new RangeError(`${address} has no device part (<account>:<device>), so no device list`);
+function noAccount(address: string): ClientError {
+  return new ClientError(
+    "NO_ACCOUNT",
+    `${address} has no device part (<account>:<device>), so no account to link to`,
+  );
 }
