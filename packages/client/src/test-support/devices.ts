@@ -14,7 +14,7 @@ import { hookedFetch } from "./wire.js";
  * (none when unset), as a server would that added a ghost device, rewrote a version or hid one.
  */
 export function lyingDirectory(): {
-  fetch: typeof fetch;
+  fetch: typeof globalThis.fetch;
   written: Map<string, DeviceList[]>;
   served: Map<string, DeviceList[]>;
   ktProof: { value: unknown };
@@ -26,7 +26,7 @@ export function lyingDirectory(): {
   const beforeWrite = { run: (_account: string): Promise<void> | void => undefined };
   const answer = (status: number, body: unknown) =>
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-  const fetch = hookedFetch(async ({ method, url, body }, forward) => {
+  const lying = hookedFetch(async ({ method, url, body }, forward) => {
     const match = /^\/v1\/devices\/([^/]+)(?:\/versions\/(\d+))?$/.exec(url.pathname);
     if (match === null) return forward();
     const account = decodeURIComponent(match[1] as string);
@@ -48,5 +48,5 @@ export function lyingDirectory(): {
     const proof = match[2] === undefined ? ktProof.value : undefined;
     return answer(200, { ...deviceListToJson(list), ...(proof ? { ktProof: proof } : {}) });
   });
-  return { fetch, written, served, ktProof, beforeWrite };
+  return { fetch: lying, written, served, ktProof, beforeWrite };
 }
