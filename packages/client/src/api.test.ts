@@ -1,7 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ed25519KeyPairFromSeed, encodeBase64 } from "@svc/canonical";
-import { msgIdOf, ROUTES, type RouteContract, type RouteName, SvcError } from "@svc/protocol";
+import {
+  deviceListToJson,
+  firstDeviceList,
+  msgIdOf,
+  ROUTES,
+  type RouteContract,
+  type RouteName,
+  SvcError,
+} from "@svc/protocol";
 import { createIdentity, createOneTimePreKey, createSignedPreKey } from "@svc/ratchet";
 import * as v from "valibot";
 import { describe, expect, it } from "vitest";
@@ -109,6 +117,16 @@ describe("SvcApi", () => {
     await api.ktVrf("alice:1");
     await api.ktConsistency({ from: 1, to: sth.treeSize });
     await api.ktLeaves({ start: 0 });
+    const list = firstDeviceList(
+      { address: "alice@example.com:1", identitySigningKey: alice.identitySigningKey },
+      key,
+    );
+    expect(await api.devicesWrite("alice@example.com", deviceListToJson(list))).toEqual({
+      ok: true,
+      version: 1,
+    });
+    expect(await api.devicesGet("alice@example.com")).toMatchObject(deviceListToJson(list));
+    expect(await api.devicesVersion("alice@example.com", 1)).toEqual(deviceListToJson(list));
     const bytes = Uint8Array.of(2, 1, 2, 3, 4);
     const sender = ed25519KeyPairFromSeed(new Uint8Array(32).fill(9));
     await api.inboxDeposit(

@@ -12,7 +12,7 @@ import {
 } from "@svc/protocol";
 import type { SvcApi } from "./api.js";
 import { ClientError } from "./errors.js";
-import type { KtCheck } from "./kt.js";
+import { type KtCheck, WITNESS_RETRY_MS } from "./kt.js";
 import { dictionary, type KnownDeviceList, type StoredState } from "./state.js";
 
 /** What reading an account's list needs. */
@@ -36,27 +36,17 @@ export async function readDeviceList(
   account: string,
 ): Promise<KnownDeviceList | undefined> {
   const known = state.accounts?.[account];
-  let answer: Awaited<ReturnType<SvcApi["devicesGet"]>>;
+  let served: { latest: DeviceList; listHash: Uint8Array } | undefined;
   try {
-    answer = await reader.api.devicesGet(account);
+    served = await provenLatest(reader, account, known);
   } catch (error) {
-    if (!(error instanceof SvcError && error.status === 404)) throw error;
-    if (known !== undefined) {
-      throw invalid(
-        account,
-        `the server says it has no list, but version ${known.version} was seen`,
-      );
-    }
-    const proof = error.extra.ktProof;
-    // A server that predates device lists (or serves no proof of absence) has none to show.
-    if (proof !== undefined) await proved(reader, account, undefined, proof);
-    return undefined;
+    // The log answered a new tree head before its witnesses cosigned it: ask once more.
+    if (!awaitingCosignatures(error)) throw error;
+    await new Promise((resolve) => setTimeout(resolve, WITNESS_RETRY_MS));
+    served = await provenLatest(reader, account, known);
   }
-  const { ktProof, ...json } = answer;
-  const latest = parsed(account, json);
-  const listHash = deviceListHash(latest);
-  if (latest.account !== account) throw invalid(account, `the server served ${latest.account}'s`);
-  await proved(reader, account, listHash, ktProof);
+  if (served === undefined) return undefined;
+  const { latest, listHash } = served;
   if (known !== undefined && latest.version < known.version) {
     throw invalid(
       account,
@@ -80,6 +70,46 @@ export async function readDeviceList(
   };
   remember(state, account, remembered);
   return remembered;
+}
+
+/**
+ * The served latest version with its KT proof checked, or undefined for a 404 (its absence proof
+ * checked: a server that knows device lists must prove the absence when KT is on; one that
+ * predates them answers another 404, taken as no list).
+ */
+async function provenLatest(
+  reader: DeviceListReader,
+  account: string,
+  known: KnownDeviceList | undefined,
+): Promise<{ latest: DeviceList; listHash: Uint8Array } | undefined> {
+  let answer: Awaited<ReturnType<SvcApi["devicesGet"]>>;
+  try {
+    answer = await reader.api.devicesGet(account);
+  } catch (error) {
+    if (!(error instanceof SvcError && error.status === 404)) throw error;
+    if (known !== undefined) {
+      throw invalid(
+        account,
+        `the server says it has no list, but version ${known.version} was seen`,
+      );
+    }
+    const proof = error.extra.ktProof;
+    if (proof !== undefined || error.code === "SVC_NO_DEVICE_LIST") {
+      await proved(reader, account, undefined, proof);
+    }
+    return undefined;
+  }
+  const { ktProof, ...json } = answer;
+  const latest = parsed(account, json);
+  const listHash = deviceListHash(latest);
+  if (latest.account !== account) throw invalid(account, `the server served ${latest.account}'s`);
+  await proved(reader, account, listHash, ktProof);
+  return { latest, listHash };
+}
+
+function awaitingCosignatures(error: unknown): boolean {
+  const cause = error instanceof ClientError ? error.cause : undefined;
+  return cause instanceof KtVerifyError && cause.code === "KT_WITNESS_QUORUM";
 }
 
 /** Keeps `list` as the latest verified version of `account`'s list. */

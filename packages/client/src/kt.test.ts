@@ -7,6 +7,7 @@ import {
   parseSth,
   type WitnessPolicy,
 } from "@svc/kt-verify";
+import { deviceListToJson, firstDeviceList } from "@svc/protocol";
 import {
   COSIGNATURE_V1_TYPE,
   cosign,
@@ -18,6 +19,7 @@ import {
 import { describe, expect, it } from "vitest";
 import { ClientError } from "./errors.js";
 import { WITNESS_RETRY_MS } from "./kt.js";
+import { parseState } from "./state.js";
 import { memoryStore } from "./store.js";
 import { member, testClient } from "./test-support/clients.js";
 import { startTestServer, TEST_KT_SIGNING_KEY } from "./test-support/server.js";
@@ -45,15 +47,17 @@ function checkpointOf(sth: unknown, count: number): string {
 
 /**
  * A fetch that puts into each bundle answer for bob a checkpoint cosigned by `cosigners()`
- * witnesses (none: the member removed), counting those answers.
+ * witnesses (none: the member removed), counting those answers. The answer to the device-list
+ * lookup a first send makes (bob:1 has none) gets all three, as a server whose witnesses keep up.
  */
 function witnessing(cosigners: () => number | "none") {
   const seen = { bundles: 0 };
   const fetch = hookedFetch(async ({ url }, forward) => {
     const response = await forward();
-    if (url.pathname !== "/v1/keys/bundle/bob:1") return response;
-    seen.bundles++;
-    const count = cosigners();
+    const lookup = url.pathname === "/v1/devices/bob:1";
+    if (url.pathname !== "/v1/keys/bundle/bob:1" && !lookup) return response;
+    if (!lookup) seen.bundles++;
+    const count = lookup ? 3 : cosigners();
     return rewriteJson(response, (json) => {
       const { checkpoint: _, ...ktProof } = json.ktProof as Record<string, unknown>;
       if (count === "none") return { ...json, ktProof };
@@ -147,5 +151,32 @@ describe("SvcClient's clock against the log's", () => {
     );
     const onTime = await testClient(server.url, { now: () => Date.now() - 9 * 60_000 });
     await expect(onTime.verifyKt("bob:1")).resolves.toMatchObject({ treeSize: 1 });
+  });
+  it("asks for a device list once more when its checkpoint lacks cosignatures", async () => {
+    const server = await startTestServer();
+    const bob = await member(server.url, "bob:1");
+    const { identity } = parseState(await bob.store.load());
+    const first = firstDeviceList(
+      { address: "bob:1", identitySigningKey: decodeBase64(identity.identitySigningKey, 32) },
+      decodeBase64(identity.signingSeed, 32),
+    );
+    await bob.api.devicesWrite("bob", deviceListToJson(first));
+    let listAnswers = 0;
+    // Every proof fully cosigned but the first answer for bob's list, which has one cosignature.
+    const fetch = hookedFetch(async ({ url }, forward) => {
+      const response = await forward();
+      const proving = /^\/v1\/(devices|keys\/bundle)\//.test(url.pathname);
+      if (!proving) return response;
+      const count = url.pathname === "/v1/devices/bob" && ++listAnswers === 1 ? 1 : 3;
+      return rewriteJson(response, (json) => {
+        const ktProof = json.ktProof as Record<string, unknown> | undefined;
+        if (ktProof === undefined) return json;
+        return { ...json, ktProof: { ...ktProof, checkpoint: checkpointOf(ktProof.sth, count) } };
+      });
+    });
+    const alice = await member(server.url, "alice:1", { fetch, witnessPolicy: policy });
+    const sent = await alice.send("bob", new TextEncoder().encode("to bob's devices"));
+    expect(sent.deliveries?.map((delivery) => delivery.address)).toEqual(["bob:1"]);
+    expect(listAnswers).toBe(2);
   });
 });
