@@ -133,6 +133,9 @@ export interface KtVerification {
   identityDHKey: string;
 }
 
+/** How long a lookup that found no device list for an address stands. */
+const NO_LIST_REMEMBERED_MS = 60_000;
+
 /**
  * An end-to-end encrypted messaging client for one identity: X3DH and Double Ratchet sessions over
  * the prekey directory (bundles checked by key transparency) and the inbox relay and its bridges.
@@ -151,6 +154,8 @@ export class SvcClient {
   readonly #kt: KtCheck;
   readonly #mailbox: Mailbox;
   readonly #subscriptions = new Set<Subscription>();
+  /** Addresses whose list lookup found none, until when (ms): sent to as devices meanwhile. */
+  readonly #noListUntil = new Map<string, number>();
   #closed = false;
 
   private constructor(options: ResolvedOptions, state: StoredState | undefined) {
@@ -718,8 +723,15 @@ export class SvcClient {
     // A device this client has a session with, not an account it saw a list of: sent to as a
     // device, without asking for a list each time.
     if (state.sessions[to]?.length && state.accounts?.[to] === undefined) return undefined;
+    // Sends queued before the first one's session exists ask once, not each.
+    const now = this.#options.now();
+    if ((this.#noListUntil.get(to) ?? 0) > now) return undefined;
     const list = await this.#listOrNone(to);
-    if (list === undefined) return undefined;
+    if (list === undefined) {
+      this.#noListUntil.set(to, now + NO_LIST_REMEMBERED_MS);
+      return undefined;
+    }
+    this.#noListUntil.delete(to);
     const ownAccount = accountOf(state.address);
     const own =
       ownAccount !== undefined && ownAccount !== to ? await this.#readList(ownAccount) : undefined;
