@@ -1,4 +1,5 @@
 import { bridgesSuite } from "./bridges/bridges.js";
+import { fanOutSuite } from "./devices/fan-out.js";
 import { e2eSuite } from "./e2e/e2e.js";
 import { inboxSuite } from "./inbox/inbox.js";
 import { kemBundlesSuite } from "./keys/kem-bundles.js";
@@ -18,6 +19,7 @@ export const suites: Record<string, () => Promise<void>> = {
   kt: ktSuite,
   ratchet: ratchetSuite,
   e2e: e2eSuite,
+  "fan-out": fanOutSuite,
   transfer: transferSuite,
   load: loadSuite,
   memory: memorySuite,
