@@ -40,6 +40,7 @@ export function registerWriteRoute(app: Hono<AppEnv>, routes: DevicesRoutes): vo
       if (list.account !== account) {
         throw new SvcError("SVC_INVALID_DEVICE_LIST", "the list's account is not the path's");
       }
+      await logLatestIfMissing(routes, account);
       written = await lists.write(list, {
         verifier: services.verifier,
         identityOf,
@@ -61,4 +62,19 @@ export function registerWriteRoute(app: Hono<AppEnv>, routes: DevicesRoutes): vo
     await hooks.listWritten?.(account, written.listHash);
     return c.json({ ok: true, version: written.version });
   });
+}
+
+/**
+ * A version stored whose leaf never reached the log (the process died between the two) is not
+ * served (reads fall back to the version before), so no client could chain a version to it; any
+ * write to the account logs it first. A leaf appended twice (its own append still under way) is
+ * harmless: a proof shows the latest leaf.
+ */
+async function logLatestIfMissing(routes: DevicesRoutes, account: string): Promise<void> {
+  const { lists, hooks } = routes;
+  if (hooks.listProof === undefined || hooks.listWritten === undefined) return;
+  const latest = await lists.latest(account);
+  if (latest === undefined) return;
+  if ((await hooks.listProof(account, latest.listHash)) !== undefined) return;
+  await hooks.listWritten(account, latest.listHash);
 }
