@@ -345,6 +345,7 @@ async function paint(): Promise<void> {
   const open = current.open;
   page.chat.classList.toggle("thread-open", open !== undefined);
   page.compose.hidden = open === undefined;
+  page.messages.hidden = open === undefined;
   page.empty.hidden = open !== undefined;
   page.peerName.textContent = open ?? "No conversation open";
   const entries = open === undefined ? [] : await current.history.messages(open);

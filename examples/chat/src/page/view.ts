@@ -55,11 +55,15 @@ export function renderMessage(entry: HistoryEntry, retry: (id: string) => void):
   time.title = at.toLocaleString();
   const from = document.createElement("span");
   from.className = "from";
-  from.textContent = entry.sentCopy ? `from your ${entry.from}` : entry.from;
+  // Who sent it, unless it was this device: the peer's device, or another device of mine.
+  from.textContent =
+    entry.direction === "in" ? entry.from : entry.sentCopy ? `from your ${entry.from}` : "";
   const state = document.createElement("span");
   state.className = "state";
   state.textContent = STATE_WORDS[entry.state];
-  meta.append(time, from, state);
+  meta.append(time);
+  if (from.textContent !== "") meta.append(from);
+  meta.append(state);
   if (entry.state === "failed") {
     const again = document.createElement("button");
     again.type = "button";
