@@ -75,6 +75,11 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
       text: "There is no one called nobody on this server. Check the address (like bob, or bob:1).",
     });
     expect(await alice.locator("#messages li.out .retry").count()).toBe(1);
+    await alice.click("#dismiss");
+    await expectNoProblem(alice);
+    await alice.click("#messages li.out .retry");
+    await expect.poll(() => problem(alice), POLL).toMatchObject({ text: /^There is no one/ });
+    expect(await alice.locator("#messages li.out").count()).toBe(1);
     // The next thing that works clears it.
     await showConversation(alice, "bob");
     await send(alice, "fine, and you?");

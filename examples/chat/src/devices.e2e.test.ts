@@ -152,6 +152,31 @@ describe.skipIf(skipReason !== undefined)("chat page with several devices", () =
     await expectNoProblem(bob);
   });
 
+  it("refuses a device list the server forged, in plain words, and sends nothing", async () => {
+    const erin = await openChat(browser, chat.url, "erin:1");
+    const fred = await openChat(browser, chat.url, "fred:1");
+    await openConversation(erin, "fred");
+    // The server (here the network between) serves fred's list with a device of its own.
+    const fredsList = (url: URL) => url.pathname === "/v1/devices/fred";
+    await erin.route(fredsList, async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: withGhost(await response.text()) });
+    });
+    await send(erin, "for fred only", "failed");
+    expect(await problem(erin)).toEqual({
+      code: "DEVICE_LIST_INVALID",
+      text: "The list of fred's devices could not be verified (it may name a device that is not theirs), so nothing was sent.",
+    });
+    await screenshot(erin, "forged-device-list");
+    await erin.unroute(fredsList);
+    await send(erin, "the list is fred's own again");
+    await expectNoProblem(erin);
+    await showConversation(fred, "erin");
+    await expectThread(fred, [
+      { direction: "in", text: "the list is fred's own again", state: "received" },
+    ]);
+  });
+
   it("links this browser to an account by the CLI's code, refusing a wrong code in plain words", async () => {
     await svcJson(server, join(homes, "carol1"), ["init", "--address", "carol:1"]);
     const approving = start("carol1", ["devices", "link", "--json"]);
@@ -207,6 +232,16 @@ describe.skipIf(skipReason !== undefined)("chat page with several devices", () =
     ]);
   });
 });
+
+/** The list as served, with a device the account never signed for put in by the server. */
+function withGhost(body: string): string {
+  const list = JSON.parse(body) as { devices: Array<{ address: string }> };
+  list.devices.push({
+    address: `${list.devices[0]?.address}9`,
+    identitySigningKey: "A".repeat(43) + "=",
+  } as never);
+  return JSON.stringify(list);
+}
 
 /** The code with one character of its secret changed: well formed, but not the one shown. */
 function wrong(code: string): string {

@@ -52,6 +52,9 @@ const TRANSPORT_NAMES: Record<TransportName, string> = {
   poll: "long-poll",
 };
 
+/** The codes of a failure to reach the server (see plain-errors.ts). */
+const OUTAGE_CODES = new Set(["NETWORK", "TIMEOUT", "SVC_UNAVAILABLE"]);
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -157,7 +160,11 @@ async function newAccount(client: SvcClient, address: string): Promise<void> {
 function listen(current: Device): void {
   setConnection("connecting");
   const subscription = current.client.subscribe((message) => receive(current, message), {
-    onTransport: (transport) => setConnection("connected", transport),
+    onTransport: (transport) => {
+      setConnection("connected", transport);
+      // The server is back: a sentence saying it cannot be reached would no longer be true.
+      if (OUTAGE_CODES.has(page.banner.dataset.code ?? "")) clearProblem();
+    },
     onDisconnect: () => setConnection("reconnecting"),
     onError: showProblem,
   });

@@ -62,10 +62,12 @@ export async function expectStarted(page: Page, address: string): Promise<void> 
 /** The connection indicator's words, e.g. "connected (WebSocket)" or "reconnecting…". */
 export async function expectConnection(
   page: Page,
-  words: string,
+  words: string | RegExp,
   poll: { timeout: number } = POLL,
 ): Promise<void> {
-  await expect.poll(() => page.textContent("#transport"), poll).toBe(words);
+  const shown = () => page.textContent("#transport");
+  if (typeof words === "string") await expect.poll(shown, poll).toBe(words);
+  else await expect.poll(shown, poll).toMatch(words);
 }
 
 /** Opens the conversation with `peer` (an account or an address) by typing it. */
