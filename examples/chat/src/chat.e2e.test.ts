@@ -11,6 +11,7 @@ import {
   expectNoProblem,
   expectStarted,
   expectThread,
+  newChatPage,
   openChat,
   openConversation,
   POLL,
@@ -130,6 +131,18 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
       { direction: "in", text: "yes, after a reload", state: "received" },
     ]);
     await screenshot(bob, "after-reload-bob");
+
+    // Another browser cannot take alice:1: it is told how to go on, in words.
+    const stranger = await newChatPage(browser, chat.url);
+    await stranger.fill("#address", "alice:1");
+    await stranger.click("#start");
+    await expect
+      .poll(() => problem(stranger), POLL)
+      .toEqual({
+        code: "SVC_IDENTITY_MISMATCH",
+        text: "That address already belongs to another device. Pick another device number, or link this browser to your account.",
+      });
+    expect(await stranger.locator("#setup").isVisible()).toBe(true);
     await expectNoProblem(alice);
     await expectNoProblem(bob);
     await expectKtVerified(alice, "alice:1");
@@ -187,7 +200,12 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
 
   it("fits a 390 px wide phone: no sideways scroll, the list behind a back button", async () => {
     const viewport = { width: 390, height: 844 };
-    const gina = await open("gina:1", { viewport });
+    const gina = await newChatPage(browser, chat.url, { viewport });
+    await expectNoHorizontalScroll(gina, viewport.width);
+    await screenshot(gina, "narrow-390-setup");
+    await gina.fill("#address", "gina:1");
+    await gina.click("#start");
+    await expectStarted(gina, "gina:1");
     await open("hal:1");
     await expectNoHorizontalScroll(gina, viewport.width);
     await expect.poll(() => gina.locator("#sidebar").isVisible(), POLL).toBe(true);

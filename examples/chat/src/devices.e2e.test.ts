@@ -235,11 +235,14 @@ describe.skipIf(skipReason !== undefined)("chat page with several devices", () =
 
 /** The list as served, with a device the account never signed for put in by the server. */
 function withGhost(body: string): string {
-  const list = JSON.parse(body) as { devices: Array<{ address: string }> };
+  const list = JSON.parse(body) as {
+    devices: Array<{ address: string; identitySigningKey: string }>;
+  };
+  // After the account's first device in address order (fred:1, fred:19), with a key of its own.
   list.devices.push({
     address: `${list.devices[0]?.address}9`,
-    identitySigningKey: "A".repeat(43) + "=",
-  } as never);
+    identitySigningKey: `${"A".repeat(43)}=`,
+  });
   return JSON.stringify(list);
 }
 

@@ -132,6 +132,8 @@ async function start(input: string, how: Start): Promise<void> {
   device = { client, history: kept, address, subscription: undefined, open: undefined };
   page.setup.hidden = true;
   page.who.hidden = false;
+  // Only a device of an account (<account>:<device>) has a device list to link others to.
+  page.linkDevice.hidden = accountOf(address) === undefined;
   page.chat.hidden = false;
   listen(device);
   await render();
