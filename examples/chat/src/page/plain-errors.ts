@@ -51,6 +51,9 @@ const SENTENCES: Record<string, (who: string) => string> = {
   PQ_DOWNGRADE: (who) => `The server withheld the post-quantum key of ${who}, so nothing was sent.`,
   STORE_LOCKED: () => "This address is open in another tab. Close it there, then try again.",
   SVC_RATE_LIMITED: () => "The server is busy. Wait a moment and try again.",
+  SVC_INTERNAL: () => "The server had a problem. Try again in a moment.",
+  SVC_TOO_LARGE: () => "That message is too long to send. Split it into shorter ones.",
+  SVC_QUOTA_EXCEEDED: (who) => `${who}'s inbox is full for now. Try again later.`,
   DECRYPT_FAILED: () => "A message that arrived could not be decrypted and was set aside.",
   SENDER_MISMATCH: () =>
     "A message that arrived did not come from the keys its sender is known by, and was set aside.",
