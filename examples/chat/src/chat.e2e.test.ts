@@ -111,15 +111,13 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
     await bob.reload();
     await expectStarted(bob, "bob:1");
     await expectConnection(bob, "connected (WebSocket)");
-    expect(await bob.locator("#conversations button").allTextContents()).toEqual(["alice"]);
+    const listed = (page: Page) => page.locator("#conversations button").allTextContents();
+    await expect.poll(() => listed(bob), POLL).toEqual(["alice"]);
     await showConversation(bob, "alice");
-    expect(await shownMessages(bob)).toEqual(shown);
+    await expect.poll(() => shownMessages(bob), POLL).toEqual(shown);
     await alice.reload();
     await expectStarted(alice, "alice:1");
-    expect(await alice.locator("#conversations button").allTextContents()).toEqual([
-      "bob",
-      "nobody",
-    ]);
+    await expect.poll(() => listed(alice), POLL).toEqual(["bob", "nobody"]);
     await showConversation(alice, "nobody");
     await expectThread(alice, [{ direction: "out", text: "anyone?", state: "failed" }]);
     await showConversation(alice, "bob");

@@ -226,10 +226,9 @@ describe.skipIf(skipReason !== undefined)("chat page with several devices", () =
     await page.reload();
     await expectStarted(page, "carol:2");
     await showConversation(page, "dan");
-    expect((await shownMessages(page)).map((message) => message.text)).toEqual([
-      "hi carol",
-      "hi dan, from my laptop",
-    ]);
+    await expect
+      .poll(async () => (await shownMessages(page)).map((message) => message.text), POLL)
+      .toEqual(["hi carol", "hi dan, from my laptop"]);
   });
 });
 

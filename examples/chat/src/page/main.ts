@@ -347,17 +347,18 @@ async function paint(): Promise<void> {
   const current = device;
   if (current === undefined) return;
   const conversations = await current.history.conversations();
-  renderConversations(page.conversations, conversations, current.open, (id) => {
+  const open = current.open;
+  // Read before anything is painted, so that the header and the messages change together.
+  const entries = open === undefined ? [] : await current.history.messages(open);
+  renderConversations(page.conversations, conversations, open, (id) => {
     current.open = id;
     void render();
   });
-  const open = current.open;
   page.chat.classList.toggle("thread-open", open !== undefined);
   page.compose.hidden = open === undefined;
   page.messages.hidden = open === undefined;
   page.empty.hidden = open !== undefined;
   page.peerName.textContent = open ?? "No conversation open";
-  const entries = open === undefined ? [] : await current.history.messages(open);
   const retryEntry = (id: string) => void retry(id);
   page.messages.replaceChildren(...entries.map((entry) => renderMessage(entry, retryEntry)));
   page.messages.scrollTop = page.messages.scrollHeight;
