@@ -196,6 +196,21 @@ describe.skipIf(skipReason !== undefined)("chat page", () => {
     }
   });
 
+  it("tells a browser that holds no device for the address in its URL how to go on", async () => {
+    const page = await newChatPage(browser, `${chat.url}#zed%3A1`);
+    await expect
+      .poll(() => problem(page), POLL)
+      .toEqual({
+        code: "NO_IDENTITY",
+        text: "This browser holds no device for that address (its data may have been cleared). Start a new account, or link this browser to yours.",
+      });
+    expect(await page.locator("#setup").isVisible()).toBe(true);
+    expect(await page.inputValue("#address")).toBe("zed:1");
+    await page.click("#start");
+    await expectStarted(page, "zed:1");
+    await expectNoProblem(page);
+  });
+
   it("fits a 390 px wide phone: no sideways scroll, the list behind a back button", async () => {
     const viewport = { width: 390, height: 844 };
     const gina = await newChatPage(browser, chat.url, { viewport });

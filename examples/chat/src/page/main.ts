@@ -96,7 +96,10 @@ page.back.addEventListener("click", () => {
 page.linkDevice.addEventListener("click", () => void linkNewDevice());
 
 const remembered = decodeURIComponent(location.hash.slice(1));
-if (remembered !== "") void start(remembered, { kind: "reopen" });
+if (remembered !== "") {
+  page.address.value = remembered;
+  void start(remembered, { kind: "reopen" });
+}
 
 type Start = { kind: "new" } | { kind: "reopen" } | { kind: "link"; code: string };
 

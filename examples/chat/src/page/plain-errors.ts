@@ -49,6 +49,8 @@ const SENTENCES: Record<string, (who: string) => string> = {
   IDENTITY_CHANGED: (who) =>
     `${who}'s keys are not the ones you talked to before, so nothing was sent. Check with them that they set up a new device.`,
   PQ_DOWNGRADE: (who) => `The server withheld the post-quantum key of ${who}, so nothing was sent.`,
+  NO_IDENTITY: () =>
+    "This browser holds no device for that address (its data may have been cleared). Start a new account, or link this browser to yours.",
   STORE_LOCKED: () => "This address is open in another tab. Close it there, then try again.",
   SVC_RATE_LIMITED: () => "The server is busy. Wait a moment and try again.",
   SVC_INTERNAL: () => "The server had a problem. Try again in a moment.",
