@@ -44,6 +44,8 @@ const SENTENCES: Record<string, (who: string) => string> = {
   PEER_UNKNOWN: UNKNOWN,
   SVC_INVALID_ADDRESS: () => "That address is not valid: write it like bob or bob:1.",
   INVALID_ADDRESS: () => "That address is not valid: write it like bob or bob:1.",
+  NO_ACCOUNT: () =>
+    "That address names no account: write it as account:device, like alice:2, to link it.",
   SVC_IDENTITY_MISMATCH: () =>
     "That address already belongs to another device. Pick another device number, or link this browser to your account.",
   IDENTITY_CHANGED: (who) =>
