@@ -98,6 +98,7 @@ describe.skipIf(skipReason !== undefined)("chat page with several devices", () =
     await expect
       .poll(() => bob.textContent("#link-result"), POLL)
       .toBe("Linked bob:2 (device list version 2).");
+    expect(await bob.textContent("#devices")).toBe("bob:1 (this one), bob:2");
     await expectConnection(bob, "connected (WebSocket)");
 
     // alice writes to the account: both of bob's devices get it.
@@ -199,6 +200,7 @@ describe.skipIf(skipReason !== undefined)("chat page with several devices", () =
     await page.fill("#link-code-input", code);
     await page.click("#link-start");
     await expectStarted(page, "carol:2");
+    await expect.poll(() => page.textContent("#devices"), POLL).toBe("carol:1, carol:2 (this one)");
     await expectNoProblem(page);
     expect(await approving.exited).toBe(0);
     expect(jsonLines(approving.stdout())[1]).toEqual({ linked: "carol:2", version: 2 });

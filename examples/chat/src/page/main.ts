@@ -33,6 +33,8 @@ const page = {
   newConversation: element("new-conversation", HTMLFormElement),
   peer: element("peer", HTMLInputElement),
   conversations: element("conversations", HTMLUListElement),
+  devicesLine: element("devices-line", HTMLElement),
+  devices: element("devices", HTMLElement),
   linkDevice: element("link-device", HTMLButtonElement),
   linkInfo: element("link-info", HTMLElement),
   linkCode: element("link-code", HTMLOutputElement),
@@ -140,6 +142,7 @@ async function start(input: string, how: Start): Promise<void> {
   page.chat.hidden = false;
   listen(device);
   await render();
+  await showDevices(device, true);
 }
 
 /**
@@ -322,12 +325,35 @@ async function linkNewDevice(): Promise<void> {
     );
     page.linkResult.textContent = `Linked ${linked.linked} (device list version ${linked.version}).`;
     clearProblem();
+    await showDevices(current, false);
   } catch (error) {
     showProblem(error);
   } finally {
     page.linkInfo.hidden = true;
     page.linkCode.textContent = "";
     page.linkDevice.disabled = false;
+  }
+}
+
+/**
+ * The devices of my account, as its verified list names them: a device I do not know there is
+ * one that should not be. The remembered list at once, then (`fetch`) the server's, verified.
+ */
+async function showDevices(current: Device, fetch: boolean): Promise<void> {
+  const account = accountOf(current.address);
+  if (account === undefined) return;
+  const paint = (list: { devices: Array<{ address: string }> } | undefined) => {
+    page.devicesLine.hidden = list === undefined;
+    page.devices.textContent = (list?.devices ?? [])
+      .map(({ address }) => (address === current.address ? `${address} (this one)` : address))
+      .join(", ");
+  };
+  paint(current.client.rememberedDeviceList());
+  if (!fetch) return;
+  try {
+    paint(await current.client.deviceList(account));
+  } catch (error) {
+    showProblem(error, "your account");
   }
 }
 
