@@ -114,7 +114,7 @@ async function start(input: string, how: Start): Promise<void> {
   // The server's normalization (NFKC) of the address, so that one identity has one store.
   const address = input.trim().normalize("NFKC");
   page.setup.inert = true;
-  const waiting = page.linkStart.textContent;
+  const linkLabel = page.linkStart.textContent;
   if (how.kind === "link") page.linkStart.textContent = "Waiting for your other device…";
   const store = idbStore(address);
   let client: SvcClient | undefined;
@@ -127,7 +127,7 @@ async function start(input: string, how: Start): Promise<void> {
     showProblem(error);
     await (client ? client.close() : store.close()).catch(() => undefined);
     page.setup.inert = false;
-    page.linkStart.textContent = waiting;
+    page.linkStart.textContent = linkLabel;
     return;
   }
   clearProblem();
