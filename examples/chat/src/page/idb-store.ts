@@ -1,7 +1,6 @@
 import { ClientError, type KeyStore, type StoredState } from "@svc/client";
+import { completion, DATABASE, openDatabase, requestResult, STATES } from "./database.js";
 
-const DATABASE = "svc-chat";
-const STATES = "states";
 /** How long to wait for another tab (or the page being reloaded) to let go of an address. */
 const LOCK_WAIT_MS = 3000;
 
@@ -33,12 +32,6 @@ export function idbStore(address: string): Required<Omit<KeyStore, "transaction"
   };
 }
 
-function openDatabase(): Promise<IDBDatabase> {
-  const open = indexedDB.open(DATABASE, 1);
-  open.onupgradeneeded = () => open.result.createObjectStore(STATES);
-  return requestResult(open);
-}
-
 /** Resolves with the function that releases the lock, once it is held. */
 function holdLock(name: string): Promise<() => void> {
   return new Promise((resolve, reject) => {
@@ -52,20 +45,5 @@ function holdLock(name: string): Promise<() => void> {
     held.catch((error: unknown) => {
       reject(new ClientError("STORE_LOCKED", `${name} is open in another tab`, { cause: error }));
     });
-  });
-}
-
-function requestResult<T>(request: IDBRequest<T>): Promise<T> {
-  return new Promise((resolve, reject) => {
-    request.onsuccess = () => resolve(request.result);
-    request.onerror = () => reject(request.error);
-  });
-}
-
-function completion(tx: IDBTransaction): Promise<void> {
-  return new Promise((resolve, reject) => {
-    tx.oncomplete = () => resolve();
-    tx.onerror = () => reject(tx.error);
-    tx.onabort = () => reject(tx.error ?? new DOMException("transaction aborted", "AbortError"));
   });
 }
