@@ -726,15 +726,17 @@ export class SvcClient {
     // Sends queued before the first one's session exists ask once, not each.
     const now = this.#options.now();
     if ((this.#noListUntil.get(to) ?? 0) > now) return undefined;
-    const list = await this.#listOrNone(to);
+    const ownAccount = accountOf(state.address);
+    // Both lists at once: each is a round trip and a proof check before anything is sealed.
+    const [list, own] = await settled([
+      this.#listOrNone(to),
+      ownAccount !== undefined && ownAccount !== to ? this.#readList(ownAccount) : undefined,
+    ]);
     if (list === undefined) {
       this.#noListUntil.set(to, now + NO_LIST_REMEMBERED_MS);
       return undefined;
     }
     this.#noListUntil.delete(to);
-    const ownAccount = accountOf(state.address);
-    const own =
-      ownAccount !== undefined && ownAccount !== to ? await this.#readList(ownAccount) : undefined;
     const deliveries = deliveriesOf({
       self: state.address,
       ownAccount,
@@ -1109,5 +1111,17 @@ function identityInfo(state: StoredState): IdentityInfo {
     address: state.address,
     identitySigningKey: state.identity.identitySigningKey,
     identityDHKey: state.identity.identityDHKey,
+  };
+}
+
+/** Promise.all that waits for every promise before throwing the first failure. */
+async function settled<T extends readonly unknown[]>(
+  promises: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
+    -readonly [K in keyof T]: Awaited<T[K]>;
   };
 }

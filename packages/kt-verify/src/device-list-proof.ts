@@ -1,12 +1,12 @@
 import { sha256 } from "@noble/hashes/sha2.js";
 import { concatBytes, equalBytes, isValidAddress, normalizeAddress } from "@svc/canonical";
 import { leafHash, verifyInclusion, verifyMapProof } from "@svc/merkle";
-import { vrfVerify } from "@svc/vrf";
 import { requireBytes } from "./arguments.js";
 import { KtVerifyError } from "./errors.js";
 import { COMMITMENT_DOMAIN, decodeLeafV2 } from "./leaf-v2.js";
 import type { KtProof, VerifiedKtProof } from "./proof.js";
 import { VRF_INDEX_LENGTH } from "./vrf-index.js";
+import { verifiedVrfOutput } from "./vrf-outputs.js";
 import { malformed } from "./wire.js";
 
 const utf8 = new TextEncoder();
@@ -72,7 +72,11 @@ export function verifyDeviceListBody(
   if (body.vrfProof === undefined) {
     throw malformed("ktProof.body.vrfProof is missing: device lists are proved in format 3");
   }
-  const beta = vrfVerify(vrfPublicKey, utf8.encode(deviceListSubject(account)), body.vrfProof);
+  const beta = verifiedVrfOutput(
+    vrfPublicKey,
+    utf8.encode(deviceListSubject(account)),
+    body.vrfProof,
+  );
   if (beta === undefined) {
     throw badProof("the VRF proof does not verify for this account's device list");
   }

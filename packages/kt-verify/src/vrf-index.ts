@@ -1,5 +1,5 @@
 import { normalizeAddress } from "@svc/canonical";
-import { vrfVerify } from "@svc/vrf";
+import { verifiedVrfOutput } from "./vrf-outputs.js";
 
 /** Bytes of an address's index in a format-3 log: the first half of its VRF output. */
 export const VRF_INDEX_LENGTH = 32;
@@ -28,6 +28,6 @@ export function vrfIndex(
   } catch {
     throw new RangeError("address must be a valid address");
   }
-  const beta = vrfVerify(vrfPublicKey, utf8.encode(normalized), vrfProof);
+  const beta = verifiedVrfOutput(vrfPublicKey, utf8.encode(normalized), vrfProof);
   return beta?.slice(0, VRF_INDEX_LENGTH);
 }
