@@ -267,6 +267,19 @@ export class SvcClient {
   }
 
   /**
+   * This device's account's verified list, started (version 1, this device alone, signed by it)
+   * when the account has none: from then on a send to the account reaches this device. Linking
+   * starts it too. ClientError NO_ACCOUNT for an address without `:<device>`.
+   */
+  startDeviceList(): Promise<DeviceListInfo> {
+    return this.#change(async () => {
+      const account = this.#ownAccount();
+      const list = (await this.#listOrNone(account)) ?? (await this.#startList());
+      return { account, version: list.version, devices: list.devices };
+    });
+  }
+
+  /**
    * `account`'s device list, verified (signature chain from the version remembered, KT proof
    * unless KT is off) and remembered; undefined when it has none. ClientError DEVICE_LIST_INVALID
    * when it does not verify.

@@ -110,6 +110,22 @@ describe("several devices per account", () => {
     for (const client of [alice1, alice2, bob1, bob2]) expect(client?.errors).toEqual([]);
   });
 
+  it("starts an account's list on its first device, once, and a send to the account then reaches it", async () => {
+    const server = await startTestServer();
+    const directory = lyingDirectory();
+    const alice = await member(server.url, "alice:1", { fetch: directory.fetch });
+    const bob = await member(server.url, "bob:1");
+    await expect(alice.deviceList("alice")).resolves.toBeUndefined();
+    const started = { account: "alice", version: 1, devices: [{ address: "alice:1" }] };
+    expect(await alice.startDeviceList()).toMatchObject(started);
+    expect(await alice.startDeviceList()).toMatchObject(started);
+    expect(directory.written.get("alice")).toHaveLength(1);
+    await bob.send("alice", bytes("to your account"));
+    expect(await texts(alice)).toEqual([{ from: "bob:1", to: "alice", text: "to your account" }]);
+    const loner = await member(server.url, "carol");
+    await expect(loner.startDeviceList()).rejects.toMatchObject({ code: "NO_ACCOUNT" });
+  });
+
   it("still sends to a device address as it is, with `to` its own address on the other side", async () => {
     const server = await startTestServer();
     const directory = lyingDirectory();

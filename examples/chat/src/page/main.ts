@@ -147,8 +147,7 @@ async function start(input: string, how: Start): Promise<void> {
 
 /**
  * init, then the account's device list (version 1, this device alone) so that people can write
- * to the account, not only to this device. The client starts a list on its first link; a link
- * that waits for nobody (timeout 0) is how the page asks for that start alone.
+ * to the account, not only to this device.
  */
 async function newAccount(client: SvcClient, address: string): Promise<void> {
   try {
@@ -157,11 +156,7 @@ async function newAccount(client: SvcClient, address: string): Promise<void> {
     if (!(error instanceof ClientError && error.code === "IDENTITY_EXISTS")) throw error;
   }
   if (accountOf(address) === undefined || client.rememberedDeviceList() !== undefined) return;
-  try {
-    await client.linkDevice({ timeoutMs: 0 });
-  } catch (error) {
-    if (!(error instanceof ClientError && error.code === "LINK_TIMEOUT")) throw error;
-  }
+  await client.startDeviceList();
 }
 
 /** Live delivery: WebSocket, else SSE, else long-poll, reconnecting; the indicator follows it. */
