@@ -111,7 +111,7 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
   switch (args.command) {
     case "init": {
       if ("link" in args) {
-        const linking = client.initLinked(args.address, args.link, {
+        const linking = client.linkDevice(args.address, args.link, {
           ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
         });
         print(devicesReport(await progress(`linking ${args.address}`, linking)));
@@ -122,7 +122,7 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       break;
     }
     case "devices link": {
-      const linked = await client.linkDevice({
+      const linked = await client.approveLink({
         ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
         onCode: (code, expiresAt) =>
           print({

@@ -25,23 +25,18 @@ export async function linkedAccount(
     const code = new Promise<string>((resolve) => {
       shown = resolve;
     });
-    const approved = first.linkDevice({ onCode: (made) => shown(made) });
-    await device.initLinked(`${account}:${n}`, await code);
+    const approved = first.approveLink({ onCode: (made) => shown(made) });
+    await device.linkDevice(`${account}:${n}`, await code);
     await approved;
     devices.push(device);
   }
   return devices;
 }
 
-/**
- * A one-device account with a list (version 1, the device alone): the list starts when the
- * device first makes a link code; this one lapses at once, unused.
- */
+/** A one-device account with a list (version 1, the device alone). */
 export async function singleDeviceAccount(server: string, account: string): Promise<SvcClient> {
   const device = await openClient(server);
   await device.init(`${account}:1`);
-  await device.linkDevice({ timeoutMs: 1 }).catch((error: unknown) => {
-    if ((error as { code?: unknown }).code !== "LINK_TIMEOUT") throw error;
-  });
+  await device.startDeviceList();
   return device;
 }

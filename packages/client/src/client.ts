@@ -31,11 +31,11 @@ import {
 } from "./inbound.js";
 import { KtCheck, type KtEvidence } from "./kt.js";
 import {
-  approveLink,
+  answerLinkRequests,
   type LinkedDevice,
   type LinkHost,
   type LinkOptions,
-  requestLink,
+  sendLinkRequest,
 } from "./linking.js";
 import { inboundOf, Mailbox, type Reading } from "./mailbox.js";
 import {
@@ -520,33 +520,36 @@ export class SvcClient {
 
   /**
    * On a device of an account (the first one, or one on its list): makes a one-time link code,
-   * passes it to `onCode`, waits for the new device's request and approves it (see approveLink in
+   * passes it to `onCode`, waits for the new device's request and approves it (see answerLinkRequests in
    * linking.ts). Messages that arrive meanwhile stay in the inbox for receive or subscribe.
    */
-  linkDevice(options: LinkOptions = {}): Promise<LinkedDevice> {
+  approveLink(options: LinkOptions = {}): Promise<LinkedDevice> {
     this.#requireState();
-    return approveLink(this.#linkHost(), options);
+    return answerLinkRequests(this.#linkHost(), options);
   }
 
   /**
    * A new device of an account: registers `address` (`<account>:<device>`) as init does, then
    * asks the device the code names to add it to the account's list and waits for the approval
-   * (see requestLink in linking.ts). Its verified list.
+   * (see sendLinkRequest in linking.ts). Its verified list.
    */
-  async initLinked(
+  async linkDevice(
     address: string,
     code: string,
     options: { timeoutMs?: number } = {},
   ): Promise<DeviceListInfo> {
     const normalized = addressArgument(address, "address");
     if (accountOf(normalized) === undefined) {
-      throw new RangeError(`${normalized} has no device part (<account>:<device>)`);
+      throw new ClientError(
+        "NO_ACCOUNT",
+        `${normalized} has no device part (<account>:<device>), so no account to link to`,
+      );
     }
     parseLinkCode(code);
     // A device that registered before (a link that timed out, or was refused) asks again.
     const registered = this.#state?.registered === true && this.#state.address === normalized;
     if (!registered) await this.init(normalized);
-    const list = await requestLink(this.#linkHost(), code, options);
+    const list = await sendLinkRequest(this.#linkHost(), code, options);
     return {
       account: accountOf(normalized) as string,
       version: list.version,

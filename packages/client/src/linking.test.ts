@@ -13,7 +13,7 @@ describe("linking a device", () => {
     const alice2 = await testClient(server.url);
     const bob = await member(server.url, "bob:1");
     let code: string | undefined;
-    const linking = alice1.linkDevice({
+    const linking = alice1.approveLink({
       onCode: (shown) => {
         code = shown;
       },
@@ -22,7 +22,7 @@ describe("linking a device", () => {
     expect(code).toMatch(/^1-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
     // A message arriving while alice:1 waits for the new device stays for receive.
     await bob.send("alice:1", bytes("meanwhile"));
-    const joined = await alice2.initLinked("alice:2", code);
+    const joined = await alice2.linkDevice("alice:2", code);
     expect(await linking).toEqual({ linked: "alice:2", version: 2 });
     expect(joined).toMatchObject({
       account: "alice",
@@ -47,7 +47,7 @@ describe("linking a device", () => {
     const server = await startTestServer();
     const options = { kt: "off" as const };
     const alice1 = await member(server.url, "alice:1", options);
-    const linking = alice1.linkDevice({ timeoutMs: 120_000 });
+    const linking = alice1.approveLink({ timeoutMs: 120_000 });
     const outcome = linking.then(
       () => "linked",
       (error: { code?: string }) => error.code,
@@ -57,7 +57,7 @@ describe("linking a device", () => {
       const intruder = await testClient(server.url, options);
       last = intruder;
       await expect(
-        intruder.initLinked(`alice:${i}`, wrongCode("1"), { timeoutMs: 60_000 }),
+        intruder.linkDevice(`alice:${i}`, wrongCode("1"), { timeoutMs: 60_000 }),
       ).rejects.toMatchObject({
         code: "LINK_REFUSED",
       });
@@ -66,20 +66,20 @@ describe("linking a device", () => {
     expect((await alice1.deviceList("alice"))?.devices.map((d) => d.address)).toEqual(["alice:1"]);
     // The last one, registered already, may ask again with a good code.
     let code: string | undefined;
-    const again = alice1.linkDevice({
+    const again = alice1.approveLink({
       onCode: (shown) => {
         code = shown;
       },
     });
     while (code === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect((await last?.initLinked(`alice:${1 + LINK_ATTEMPTS}`, code))?.version).toBe(2);
+    expect((await last?.linkDevice(`alice:${1 + LINK_ATTEMPTS}`, code))?.version).toBe(2);
     expect(await again).toEqual({ linked: `alice:${1 + LINK_ATTEMPTS}`, version: 2 });
   });
 
   it("gives up with LINK_TIMEOUT when no device asks in time", async () => {
     const server = await startTestServer();
     const alice1 = await member(server.url, "alice:1", { kt: "off" });
-    await expect(alice1.linkDevice({ timeoutMs: 300 })).rejects.toMatchObject({
+    await expect(alice1.approveLink({ timeoutMs: 300 })).rejects.toMatchObject({
       code: "LINK_TIMEOUT",
     });
   });

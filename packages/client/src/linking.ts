@@ -61,7 +61,7 @@ export interface LinkedDevice {
  * answers with the approval. A wrong MAC is answered link-refused; the third makes the code void
  * (LINK_REFUSED). No request in time: LINK_TIMEOUT.
  */
-export async function approveLink(
+export async function answerLinkRequests(
   host: LinkHost,
   options: LinkOptions = {},
 ): Promise<LinkedDevice> {
@@ -122,7 +122,7 @@ export async function approveLink(
  * MAC and the account's list (verified, naming this device under its key). LINK_REFUSED when
  * the code was refused or the approval does not prove it; LINK_TIMEOUT when nothing came.
  */
-export async function requestLink(
+export async function sendLinkRequest(
   host: LinkHost,
   code: string,
   options: { timeoutMs?: number } = {},

@@ -121,7 +121,7 @@ async function start(input: string, how: Start): Promise<void> {
   try {
     client = await SvcClient.open({ server: location.origin, store, onError: showProblem });
     if (how.kind === "new") await newAccount(client, address);
-    if (how.kind === "link") await client.initLinked(address, how.code);
+    if (how.kind === "link") await client.linkDevice(address, how.code);
     page.me.textContent = (await client.whoami()).address;
   } catch (error) {
     showProblem(error);
@@ -311,7 +311,7 @@ async function linkNewDevice(): Promise<void> {
   page.linkResult.textContent = "";
   try {
     const linked = await withoutDelivery(current, () =>
-      current.client.linkDevice({
+      current.client.approveLink({
         onCode: (code) => {
           page.linkCode.textContent = code;
           page.linkInfo.hidden = false;
