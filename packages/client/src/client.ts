@@ -743,16 +743,21 @@ export class SvcClient {
     const now = this.#options.now();
     if ((this.#noListUntil.get(to) ?? 0) > now) return undefined;
     const ownAccount = accountOf(state.address);
-    // Both lists at once: each is a round trip and a proof check before anything is sealed.
-    const [list, own] = await settled([
+    // Both lists at once: each is a round trip and a proof check before anything is sealed. The
+    // own list matters only for a send to an account: for a device, its outcome is not used.
+    const [listRead, ownRead] = await Promise.allSettled([
       this.#listOrNone(to),
       ownAccount !== undefined && ownAccount !== to ? this.#readList(ownAccount) : undefined,
     ]);
+    if (listRead.status === "rejected") throw listRead.reason;
+    const list = listRead.value;
     if (list === undefined) {
       this.#noListUntil.set(to, now + NO_LIST_REMEMBERED_MS);
       return undefined;
     }
     this.#noListUntil.delete(to);
+    if (ownRead.status === "rejected") throw ownRead.reason;
+    const own = ownRead.value;
     const deliveries = deliveriesOf({
       self: state.address,
       ownAccount,
@@ -1127,17 +1132,5 @@ function identityInfo(state: StoredState): IdentityInfo {
     address: state.address,
     identitySigningKey: state.identity.identitySigningKey,
     identityDHKey: state.identity.identityDHKey,
-  };
-}
-
-/** Promise.all that waits for every promise before throwing the first failure. */
-async function settled<T extends readonly unknown[]>(
-  promises: T,
-): Promise<{ -readonly [K in keyof T]: Awaited<T[K]> }> {
-  const results = await Promise.allSettled(promises);
-  const failed = results.find((result) => result.status === "rejected");
-  if (failed) throw failed.reason;
-  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value) as {
-    -readonly [K in keyof T]: Awaited<T[K]>;
   };
 }
