@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { MoveRefused, moveEmbeddedDatabase } from "@svc/db";
-import { type Program, readCommandLine } from "../command-line.js";
+import { type Program, readCommandLine, UsageError } from "../command-line.js";
 import { EXIT } from "../exit.js";
 import { ServerTablesMissing, serverTables } from "./server-tables.js";
 
@@ -47,7 +47,8 @@ export async function runDbCli(
   try {
     args = parseDbArgs(argv, io.env);
   } catch (error) {
-    io.stderr(`${(error as Error).message}\n${dbUsage(program.name)}`);
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`${error.message}\n${dbUsage(program.name)}`);
     return EXIT.usage;
   }
   if (args === "help") {
@@ -97,12 +98,15 @@ function parseDbArgs(argv: readonly string[], env: DbCliIo["env"]) {
   });
   if (values.help) return "help";
   if (positionals.length !== 1 || positionals[0] !== "move") {
-    throw new Error("the only command is: move");
+    throw new UsageError("the only command is: move", undefined);
   }
   const from = values.from ?? (env.SVC_DATA_DIR || "./data");
   const to = values.to ?? env.DATABASE_URL ?? "";
   if (!/^postgres(ql)?:\/\/.+/.test(to)) {
-    throw new Error("--to (or DATABASE_URL) must be a postgres:// or postgresql:// URL");
+    throw new UsageError(
+      "--to (or DATABASE_URL) must be a postgres:// or postgresql:// URL",
+      undefined,
+    );
   }
   return { from, to, json: values.json ?? false };
 }

@@ -1,6 +1,6 @@
 import { decodeBase64, isValidAddress, normalizeAddress } from "@svc/canonical";
 import { ED25519_TYPE, isValidKeyName, parseVerifierKey, type Verifier } from "@svc/signed-note";
-import { readCommandLine } from "../command-line.js";
+import { readCommandLine, UsageError } from "../command-line.js";
 
 /** The usage of `svc kt` (name "svc kt") or of its alias `svc-kt`; svc's adds kt verify. */
 export function ktUsage(name: string): string {
@@ -94,17 +94,21 @@ export function parseKtArgs(
   });
   if (values.help) return { command: "help" };
   if (positionals.length !== 1 || positionals[0] !== "monitor") {
-    throw new Error("the commands are: monitor, witness");
+    throw new UsageError("the commands are: monitor, witness", undefined);
   }
   if (values.url === undefined || !/^https?:\/\/[^/]/.test(values.url)) {
-    throw new Error("--url must be an http(s) URL");
+    throw new UsageError("--url must be an http(s) URL", undefined);
   }
   const interval = values.interval ?? "10000";
   if (!/^\d+$/.test(interval) || Number(interval) < 10) {
-    throw new Error("--interval must be a whole number of milliseconds, at least 10");
+    throw new UsageError(
+      "--interval must be a whole number of milliseconds, at least 10",
+      undefined,
+    );
   }
   const watch = (values.watch ?? []).map((address) => {
-    if (!isValidAddress(address)) throw new Error(`--watch ${address}: not a valid address`);
+    if (!isValidAddress(address))
+      throw new UsageError(`--watch ${address}: not a valid address`, undefined);
     return normalizeAddress(address);
   });
   let logKey: Uint8Array | undefined;
@@ -112,7 +116,10 @@ export function parseKtArgs(
     try {
       logKey = decodeBase64(values["log-key"], 32);
     } catch {
-      throw new Error("--log-key must be the base64 of a 32-byte Ed25519 public key");
+      throw new UsageError(
+        "--log-key must be the base64 of a 32-byte Ed25519 public key",
+        undefined,
+      );
     }
   }
   let vrfKey: Uint8Array | undefined;
@@ -120,7 +127,7 @@ export function parseKtArgs(
     try {
       vrfKey = decodeBase64(values["vrf-key"], 32);
     } catch {
-      throw new Error("--vrf-key must be the base64 of a 32-byte VRF public key");
+      throw new UsageError("--vrf-key must be the base64 of a 32-byte VRF public key", undefined);
     }
   }
   return {
@@ -150,20 +157,25 @@ function parseWitnessArgs(
     help: { type: "boolean", short: "h" },
   });
   if (values.help) return { command: "help" };
-  if (positionals.length > 0) throw new Error(`witness takes no arguments, not ${positionals[0]}`);
+  if (positionals.length > 0)
+    throw new UsageError(`witness takes no arguments, not ${positionals[0]}`, undefined);
   const printKey = values["print-key"] ?? false;
   const logs = (values.log ?? []).map(parseLogKey);
-  if (logs.length === 0 && !printKey) throw new Error("witness needs at least one --log");
+  if (logs.length === 0 && !printKey)
+    throw new UsageError("witness needs at least one --log", undefined);
   const port = values.port ?? String(WITNESS_PORT);
   if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
-    throw new Error("--port must be a port number, 0 to 65535 (0: any free port)");
+    throw new UsageError("--port must be a port number, 0 to 65535 (0: any free port)", undefined);
   }
   if (values.name !== undefined && !isValidKeyName(values.name)) {
-    throw new Error("--name must be a key name: not empty, without '+' or white space");
+    throw new UsageError(
+      "--name must be a key name: not empty, without '+' or white space",
+      undefined,
+    );
   }
   const dir = values.dir ?? env.SVC_WITNESS_DIR ?? "./svc-witness";
-  if (dir === "") throw new Error("--dir must not be empty");
-  if (values.host === "") throw new Error("--host must not be empty");
+  if (dir === "") throw new UsageError("--dir must not be empty", undefined);
+  if (values.host === "") throw new UsageError("--host must not be empty", undefined);
   return {
     command: "witness",
     logs,
@@ -181,10 +193,16 @@ function parseLogKey(key: string): Verifier {
   try {
     verifier = parseVerifierKey(key);
   } catch (error) {
-    throw new Error(`--log ${key}: not a verifier key (${(error as Error).message})`);
+    throw new UsageError(
+      `--log ${key}: not a verifier key (${(error as Error).message})`,
+      undefined,
+    );
   }
   if (verifier.type !== ED25519_TYPE) {
-    throw new Error(`--log ${key}: a log's key has type 0x01 (Ed25519), not 0x0${verifier.type}`);
+    throw new UsageError(
+      `--log ${key}: a log's key has type 0x01 (Ed25519), not 0x0${verifier.type}`,
+      undefined,
+    );
   }
   return verifier;
 }

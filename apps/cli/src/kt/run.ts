@@ -1,5 +1,5 @@
 import { type FetchFunction, httpLogClient, KtMonitor, KtVerifyError } from "@svc/kt-verify";
-import type { Program } from "../command-line.js";
+import { type Program, UsageError } from "../command-line.js";
 import { EXIT } from "../exit.js";
 import { type KtArgs, ktUsage, type MonitorArgs, parseKtArgs } from "./args.js";
 import { jsonOutput, textOutput } from "./output.js";
@@ -25,7 +25,8 @@ export async function runKtCli(
   try {
     args = parseKtArgs(argv, io.env);
   } catch (error) {
-    io.stderr(`${(error as Error).message}\n${ktUsage(program.name)}`);
+    if (!(error instanceof UsageError)) throw error;
+    io.stderr(`${error.message}\n${ktUsage(program.name)}`);
     return EXIT.usage;
   }
   if (args.command === "help") {
