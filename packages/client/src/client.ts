@@ -2,6 +2,7 @@ import { decodeBase64, ed25519Sign, encodeBase64, SerialQueue } from "@svc/canon
 import {
   accountOf,
   type DeviceFrame,
+  type DeviceList,
   decodeBundle,
   decodeDeviceFrame,
   deviceListToJson,
@@ -274,8 +275,7 @@ export class SvcClient {
   startDeviceList(): Promise<DeviceListInfo> {
     return this.#change(async () => {
       const account = this.#ownAccount();
-      const list = (await this.#listOrNone(account)) ?? (await this.#startList());
-      return { account, version: list.version, devices: list.devices };
+      return listInfo(account, (await this.#listOrNone(account)) ?? (await this.#startList()));
     });
   }
 
@@ -288,7 +288,7 @@ export class SvcClient {
     const name = addressArgument(account, "account");
     return this.#change(async () => {
       const list = await this.#readList(name);
-      return list && { account: name, version: list.version, devices: list.devices };
+      return list && listInfo(name, list);
     });
   }
 
@@ -492,9 +492,7 @@ export class SvcClient {
     const name =
       account === undefined ? accountOf(state.address) : addressArgument(account, "account");
     const list = name === undefined ? undefined : state.accounts?.[name];
-    return list && name !== undefined
-      ? { account: name, version: list.version, devices: list.devices }
-      : undefined;
+    return list && name !== undefined ? listInfo(name, list) : undefined;
   }
 
   /**
@@ -505,7 +503,7 @@ export class SvcClient {
     const device = addressArgument(address, "address");
     return this.#change(async () => {
       const account = this.#ownAccount();
-      const list = await this.#writeList((current) => {
+      const written = await this.#writeList((current) => {
         if (!current.devices.some((entry) => entry.address === device)) {
           throw new ClientError(
             "DEVICE_NOT_LISTED",
@@ -514,14 +512,15 @@ export class SvcClient {
         }
         return current.devices.filter((entry) => entry.address !== device);
       });
-      return { account, version: list.version, devices: list.devices };
+      return listInfo(account, written);
     });
   }
 
   /**
    * On a device of an account (the first one, or one on its list): makes a one-time link code,
-   * passes it to `onCode`, waits for the new device's request and approves it (see answerLinkRequests in
-   * linking.ts). Messages that arrive meanwhile stay in the inbox for receive or subscribe.
+   * passes it to `onCode`, waits for the new device's request and approves it (see
+   * answerLinkRequests in linking.ts). Messages that arrive meanwhile stay in the inbox for
+   * receive or subscribe.
    */
   approveLink(options: LinkOptions = {}): Promise<LinkedDevice> {
     this.#requireState();
@@ -549,12 +548,10 @@ export class SvcClient {
     // A device that registered before (a link that timed out, or was refused) asks again.
     const registered = this.#state?.registered === true && this.#state.address === normalized;
     if (!registered) await this.init(normalized);
-    const list = await sendLinkRequest(this.#linkHost(), code, options);
-    return {
-      account: accountOf(normalized) as string,
-      version: list.version,
-      devices: list.devices,
-    };
+    return listInfo(
+      accountOf(normalized) as string,
+      await sendLinkRequest(this.#linkHost(), code, options),
+    );
   }
 
   #linkHost(): LinkHost {
@@ -631,7 +628,7 @@ export class SvcClient {
     }
   }
 
-  /** The own account; an address without a device part has none (RangeError). */
+  /** The own account; an address without a device part has none (ClientError NO_ACCOUNT). */
   #ownAccount(): string {
     const { address } = this.#requireState();
     const account = accountOf(address);
@@ -676,10 +673,7 @@ export class SvcClient {
         }
         continue;
       }
-      const known = knownOf(list);
-      remember(state, account, known);
-      await this.#persist();
-      return known;
+      return this.#keepWritten(list);
     }
   }
 
@@ -694,8 +688,13 @@ export class SvcClient {
       this.#signingKey(),
     );
     await this.api.devicesWrite(list.account, deviceListToJson(list));
+    return this.#keepWritten(list);
+  }
+
+  /** A version this device wrote, remembered as the account's latest verified one and saved. */
+  async #keepWritten(list: DeviceList): Promise<KnownDeviceList> {
     const known = knownOf(list);
-    remember(state, list.account, known);
+    remember(this.#requireState(), list.account, known);
     await this.#persist();
     return known;
   }
@@ -1133,4 +1132,8 @@ function identityInfo(state: StoredState): IdentityInfo {
     identitySigningKey: state.identity.identitySigningKey,
     identityDHKey: state.identity.identityDHKey,
   };
+}
+
+function listInfo(account: string, list: KnownDeviceList): DeviceListInfo {
+  return { account, version: list.version, devices: list.devices };
 }
