@@ -17,8 +17,9 @@ const EXIT_STATUS = `exit status: 0 ok, 1 failure (server refused or unreachable
              code refused, 4 listen timed out or no device linked in time, 5 no identity in the
              home (run init first), or init over an existing identity,
              6 the peer's identity keys changed (check, then svc trust),
-             130 svc transfer send interrupted (run it again to resume); svc transfer, svc kt
-             and svc db list theirs in their --help, and docs/cli.md has the whole table`;
+             130 svc transfer send interrupted (run it again to resume), or a link's wait
+             (devices link, init --link) stopped by a signal; svc transfer, svc kt and svc db
+             list theirs in their --help, and docs/cli.md has the whole table`;
 
 const OPTIONS = `options (before or after the command):
   --server <url>  the prekey server (default: $SVC_SERVER, else ${DEFAULT_SERVER})

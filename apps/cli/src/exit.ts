@@ -27,7 +27,7 @@ export const EXIT = {
   /** A peer's identity keys are not the ones trusted here (IDENTITY_CHANGED): svc trust decides. */
   identityChanged: 6,
   /**
-   * svc transfer send stopped by SIGINT or SIGTERM (128 plus SIGINT's number, the status shells
+   * svc transfer send, or a link's wait, stopped by SIGINT or SIGTERM (128 plus SIGINT's number, the status shells
    * give a command interrupted by Ctrl-C); the next run resumes it.
    */
   interrupted: 130,

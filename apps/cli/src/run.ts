@@ -104,6 +104,27 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 const utf8 = new TextEncoder();
+const STOPPED = Symbol("stopped");
+
+/**
+ * A link's wait, ended by SIGINT or SIGTERM: one line, and the caller exits 130. The code shown
+ * is void then; a new device stays registered and asks again with a new code.
+ */
+async function untilStopped<T>(
+  context: ListenContext,
+  waiting: Promise<T>,
+): Promise<T | typeof STOPPED> {
+  try {
+    return await waiting;
+  } catch (error) {
+    if (!context.signal?.aborted) throw error;
+    context.fail({
+      code: "INTERRUPTED",
+      message: "stopped by a signal before the link was done; its code is void",
+    });
+    return STOPPED;
+  }
+}
 
 /** One verb of the client, its result printed. */
 async function runCommand(args: CommandArgs, context: ListenContext): Promise<number> {
@@ -113,8 +134,11 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       if ("link" in args) {
         const linking = client.linkDevice(args.address, args.link, {
           ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
+          ...(context.signal ? { signal: context.signal } : {}),
         });
-        print(devicesReport(await progress(`linking ${args.address}`, linking)));
+        const list = await untilStopped(context, progress(`linking ${args.address}`, linking));
+        if (list === STOPPED) return EXIT.interrupted;
+        print(devicesReport(list));
         break;
       }
       const identity = await progress(`registering ${args.address}`, client.init(args.address));
@@ -122,14 +146,17 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       break;
     }
     case "devices link": {
-      const linked = await client.approveLink({
+      const approving = client.approveLink({
         ...(args.timeoutMs === undefined ? {} : { timeoutMs: args.timeoutMs }),
+        ...(context.signal ? { signal: context.signal } : {}),
         onCode: (code, expiresAt) =>
           print({
             json: { code, expiresAt },
             text: `code: ${code}\n(type it on the new device: svc init --address <account>:<n> --link ${code}; good until ${new Date(expiresAt).toISOString()})`,
           }),
       });
+      const linked = await untilStopped(context, approving);
+      if (linked === STOPPED) return EXIT.interrupted;
       print({
         json: { ...linked },
         text: `linked ${linked.linked} (version ${linked.version})`,

@@ -524,7 +524,7 @@ export class SvcClient {
    */
   approveLink(options: LinkOptions = {}): Promise<LinkedDevice> {
     this.#requireState();
-    return answerLinkRequests(this.#linkHost(), options);
+    return answerLinkRequests(this.#linkHost(options.signal), options);
   }
 
   /**
@@ -535,7 +535,7 @@ export class SvcClient {
   async linkDevice(
     address: string,
     code: string,
-    options: { timeoutMs?: number } = {},
+    options: Pick<LinkOptions, "timeoutMs" | "signal"> = {},
   ): Promise<DeviceListInfo> {
     const normalized = addressArgument(address, "address");
     if (accountOf(normalized) === undefined) {
@@ -550,18 +550,18 @@ export class SvcClient {
     if (!registered) await this.init(normalized);
     return listInfo(
       accountOf(normalized) as string,
-      await sendLinkRequest(this.#linkHost(), code, options),
+      await sendLinkRequest(this.#linkHost(options.signal), code, options),
     );
   }
 
-  #linkHost(): LinkHost {
+  #linkHost(signal: AbortSignal | undefined): LinkHost {
     return {
       state: () => this.#requireState(),
       now: () => this.#options.now(),
       sendFrame: async (address, frame) => {
         await this.#deposit(address, await this.#seal(address, encodeDeviceFrame(frame)));
       },
-      nextFrame: (wanted, deadline) => this.#nextLinkFrame(wanted, deadline),
+      nextFrame: (wanted, deadline) => this.#nextLinkFrame(wanted, deadline, signal),
       ownList: () =>
         this.#change(
           async () => (await this.#listOrNone(this.#ownAccount())) ?? (await this.#startList()),
@@ -586,10 +586,12 @@ export class SvcClient {
   async #nextLinkFrame(
     wanted: (from: string, frame: DeviceFrame) => boolean,
     deadline: number,
+    signal: AbortSignal | undefined,
   ): Promise<{ from: string; frame: DeviceFrame }> {
     const account = this.#ownAccount();
     let since = 0;
     for (;;) {
+      signal?.throwIfAborted();
       const outcomes = await this.#mailbox.unfinished();
       for (const outcome of outcomes) {
         if (outcome.kind !== "deliver") continue;
@@ -618,6 +620,7 @@ export class SvcClient {
           timeoutMs: Math.min(remaining, LIMITS.pollTimeoutMs.default),
         },
         this.#signingKey(),
+        { signal },
       );
       since = Math.max(since, ...envelopes.map((e) => e.receivedAt));
       const processed = await this.#mailbox.process(envelopes.map(inboundOf));

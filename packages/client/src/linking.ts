@@ -45,6 +45,8 @@ export interface LinkOptions {
   timeoutMs?: number;
   /** Called with the code to show, before waiting for the new device. */
   onCode?: (code: string, expiresAt: number) => void | Promise<void>;
+  /** Ends the wait: the call rejects with the signal's reason, and the code is void. */
+  signal?: AbortSignal;
 }
 
 export interface LinkedDevice {
