@@ -1,6 +1,6 @@
 import { isDatabaseUnreachable, openStorage, type Storage } from "@svc/db";
 import { errorResponder, observeRequests, routeNotFound } from "@svc/http";
-import { SvcError } from "@svc/protocol";
+import { ROUTES, SvcError } from "@svc/protocol";
 import { migrations } from "@svc/server-schema";
 import { Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
@@ -44,6 +44,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (!config.kt.enabled) app.all("/v1/kt/*", featureDisabled("key transparency"));
   if (!config.inbox.enabled) {
     app.all("/v1/inbox/*", featureDisabled("the inbox relay"));
+    app.all(ROUTES.inboxDepositBatch.path, featureDisabled("the inbox relay"));
     app.all("/v1/bridge/*", featureDisabled("the inbox relay"));
   }
   registerObserverRoutes(app, services, {

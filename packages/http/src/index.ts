@@ -17,7 +17,7 @@ export {
   type ServeOptions,
   stopOnSignals,
 } from "./serve.js";
-export { requireFresh, signedBodyValid } from "./signed-body.js";
+export { rawPath, requireFresh, signedBodyValid, signedBodyValidFor } from "./signed-body.js";
 export {
   type BridgeQuery,
   type PresenceQuery,

@@ -13,6 +13,19 @@ export function signedBodyValid(
   body: Record<string, unknown>,
   publicKey: Uint8Array,
 ): boolean {
+  return signedBodyValidFor(verifier, { method: c.req.method, path: rawPath(c) }, body, publicKey);
+}
+
+/**
+ * Whether `body` carries a valid signature for the request `method` and `path` name, which need
+ * not be the request that brought it (each item of a batch is signed for its own route).
+ */
+export function signedBodyValidFor(
+  verifier: Ed25519Verifier,
+  request: { method: string; path: string },
+  body: Record<string, unknown>,
+  publicKey: Uint8Array,
+): boolean {
   let signature: Uint8Array;
   try {
     signature = decodeBase64(String(body.signature), 64);
@@ -20,7 +33,11 @@ export function signedBodyValid(
     if (error instanceof CanonicalError) return false;
     throw error;
   }
-  return verifier.verify(signature, signedBodyMessage(c.req.method, rawPath(c), body), publicKey);
+  return verifier.verify(
+    signature,
+    signedBodyMessage(request.method, request.path, body),
+    publicKey,
+  );
 }
 
 /** Throws SVC_STALE_SIGNATURE unless signedAt is within +-5 minutes of `now`. */

@@ -28,6 +28,7 @@ export {
   staleSignature,
 } from "./errors.js";
 export {
+  depositBatchBodyLimit,
   depositBodyLimit,
   KEYS_BODY_LIMIT,
   KEYS_UPLOAD_BODY_LIMIT,

@@ -15,6 +15,8 @@ export const LIMITS = {
   maxBlobBytes: 1024 * 1024,
   /** Server default; configurable. */
   inboxQuota: 1000,
+  /** Deposits in one POST /v1/deposits: a send to 16 devices plus copies to 15 own ones fits. */
+  depositsPerBatch: 32,
   fetchLimit: { min: 1, max: 100, default: 50 },
   pollTimeoutMs: { max: 55_000, default: 25_000 },
   pollBatch: 100,
@@ -37,6 +39,15 @@ export const KEYS_UPLOAD_BODY_LIMIT = 256 * 1024;
 export const SMALL_BODY_LIMIT = 16 * 1024;
 /** Room for the JSON members around a deposit's base64 ciphertext. */
 const DEPOSIT_JSON_OVERHEAD = 8 * 1024;
+
+/**
+ * The most bytes a batch of deposits may have: one deposit's limit plus the other members of each
+ * further item. A batch carries at most one largest blob's worth of ciphertext in all; a sender
+ * with more sends its deposits one by one.
+ */
+export function depositBatchBodyLimit(maxBlobBytes: number): number {
+  return depositBodyLimit(maxBlobBytes) + LIMITS.depositsPerBatch * DEPOSIT_JSON_OVERHEAD;
+}
 
 /** The most bytes a deposit body may have: base64 of maxBlobBytes plus the other members. */
 export function depositBodyLimit(maxBlobBytes: number): number {

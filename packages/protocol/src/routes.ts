@@ -22,6 +22,8 @@ import {
 import { PollResponse } from "./schemas/bridge.js";
 import { DeviceListJson } from "./schemas/devices.js";
 import {
+  DepositBatchBody,
+  DepositBatchResponse,
   DepositBody,
   DepositResponse,
   FetchBody,
@@ -481,6 +483,17 @@ export const ROUTES = {
     body: DepositBody,
     response: DepositResponse,
     errors: [...INBOX_SIGNED, "SVC_NOT_REGISTERED", "SVC_MSGID_MISMATCH", "SVC_QUOTA_EXCEEDED"],
+  },
+  inboxDepositBatch: {
+    method: "POST",
+    path: "/v1/deposits",
+    tag: "inbox",
+    summary:
+      "Deposit several blobs at once, each signed as for POST /v1/inbox/{address}; one outcome each.",
+    auth: "signed-body",
+    body: DepositBatchBody,
+    response: DepositBatchResponse,
+    errors: ["SVC_BAD_REQUEST", "SVC_TOO_LARGE", "SVC_FEATURE_DISABLED", ...SERVER],
   },
   inboxFetch: {
     method: "POST",

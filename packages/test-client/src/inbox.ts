@@ -56,6 +56,11 @@ export class InboxClient<A extends Answer = Response> {
     return this.send("POST", depositPath(address), body);
   }
 
+  /** POST /v1/deposits of `deposits`, each body signed as for its own POST /v1/inbox/{address}. */
+  depositBatch(deposits: Array<{ address: string; body: Record<string, unknown> }>) {
+    return this.send("POST", "/v1/deposits", { deposits });
+  }
+
   fetch(address: string, owner: Party, fields: Record<string, unknown> = {}) {
     const path = `/v1/inbox/${address}/fetch`;
     return this.send("POST", path, this.signed("POST", path, fields, owner));

@@ -161,6 +161,14 @@ recipient registered (404), signature (401), freshness (409), msgId (409), leadi
 (defaults 60 s and 30 days). A repeat of (address, msgId) answers \`{idempotent: true}\`
 and queues nothing, even when the quota is full; a repeat signed by another sender key
 is 401.`,
+  inboxDepositBatch: `At most 32 deposits, each \`{address, body}\` where \`body\` is exactly the body of
+POST /v1/inbox/{address}, signed with its \`senderPublicKey\` for \`@method\` POST and
+\`@path\` /v1/inbox/<address>. Each is judged and stored as that route would, and \`results\`
+answers each in order: \`{status: 200, idempotent, expiresAt?}\` or \`{status, name, code,
+message}\` with that route's status and code. The whole request fails (413, 400, 5xx) only when
+the batch itself is too large or malformed, or the server cannot store; a sender then retries or
+sends the deposits one by one (a repeat is idempotent). The body limit is one deposit's plus
+8 KiB per further item: a batch carries at most one largest blob's worth of ciphertext.`,
   inboxFetch: `Signed by the bound key; an address without registration is 401.`,
   inboxAck: `Signed by the bound key; an address without registration is 401.`,
   bridgeStream: `Delivers unexpired, unacknowledged blobs with \`receivedAt > since\` oldest first, then live

@@ -134,6 +134,15 @@ async function realAnswers(): Promise<{ served: string; answers: Answer[] }> {
     "post",
     inbox.deposit(bob, sender, envelope(2), { msgId: msgIdOf(envelope(3)) }),
   );
+  await record(
+    "/v1/deposits",
+    "post",
+    inbox.depositBatch([
+      { address: bob, body: inbox.depositBody(bob, sender, envelope(4)) },
+      { address: bob, body: inbox.depositBody(bob, sender, envelope(1)) },
+      { address: "nobody@example.org:1", body: inbox.depositBody(bob, sender, envelope(5)) },
+    ]),
+  );
   await record("/v1/inbox/{address}/fetch", "post", inbox.fetch(bob, owner, { limit: 10 }));
   await call("get", "/v1/bridge/poll", bridgeUrl(server.url, "poll", owner, bob));
   const msgId = msgIdOf(envelope(1));

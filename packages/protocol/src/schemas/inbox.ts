@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { MSG_ID_PATTERN } from "../envelope.js";
+import { ERROR_CODES } from "../errors.js";
 import { LIMITS } from "../limits.js";
 import { epochMs, OkResponse, signedPayloadEntries, text } from "./fields.js";
 
@@ -31,6 +32,45 @@ export const DepositBody = v.strictObject(
   },
   "only msgId, ciphertext, expiresAt, senderPublicKey, from, signedAt and signature are allowed",
 );
+
+/**
+ * POST /v1/deposits: several deposits in one request (a send to an account's devices). Each item
+ * is the body of POST /v1/inbox/{address}, signed for that route exactly as if sent alone.
+ */
+export const DepositBatchBody = v.strictObject(
+  {
+    deposits: v.pipe(
+      v.array(
+        v.strictObject(
+          { address: text("address"), body: DepositBody },
+          "a deposit carries only address and body",
+        ),
+        "deposits must be an array",
+      ),
+      v.minLength(1, "deposits must not be empty"),
+      v.maxLength(LIMITS.depositsPerBatch, `at most ${LIMITS.depositsPerBatch} deposits per batch`),
+    ),
+  },
+  "only deposits is allowed",
+);
+
+/** One deposit's outcome in a batch: what POST /v1/inbox/{address} would have answered. */
+export const DepositBatchItem = v.union([
+  v.object({
+    status: v.literal(200),
+    idempotent: v.boolean(),
+    expiresAt: v.optional(epochMs("expiresAt")),
+  }),
+  v.strictObject({
+    status: v.pipe(v.number(), v.integer(), v.minValue(400), v.maxValue(499)),
+    name: v.string(),
+    code: v.picklist(ERROR_CODES),
+    message: v.string(),
+  }),
+]);
+
+/** The outcomes in the order of the request's deposits. */
+export const DepositBatchResponse = v.object({ results: v.array(DepositBatchItem) });
 
 /** POST /v1/inbox/{address}/fetch. */
 export const FetchBody = v.strictObject(
@@ -76,3 +116,5 @@ export type FetchRequest = v.InferInput<typeof FetchBody>;
 export type InboxBlobItem = v.InferOutput<typeof InboxBlobItem>;
 export type FetchPage = v.InferOutput<typeof FetchResponse>;
 export type DepositAnswer = v.InferOutput<typeof DepositResponse>;
+export type DepositBatchRequest = v.InferInput<typeof DepositBatchBody>;
+export type DepositBatchItem = v.InferOutput<typeof DepositBatchItem>;

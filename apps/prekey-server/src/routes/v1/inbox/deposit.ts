@@ -1,8 +1,9 @@
 import { decodeBase64, isFresh, normalizeAddress } from "@svc/canonical";
-import { readJsonBody, signedBodyValid } from "@svc/http";
+import { rawPath, readJsonBody, signedBodyValidFor } from "@svc/http";
 import type { DepositResult, InboxStore } from "@svc/inbox";
 import {
   badRequest,
+  type DepositAnswer,
   DepositBody,
   decodeSigningKey,
   depositBodyLimit,
@@ -14,7 +15,7 @@ import {
   SvcError,
   staleSignature,
 } from "@svc/protocol";
-import type { Context, Hono } from "hono";
+import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
 import { pathAddress, requireAddressMember } from "./recipient.js";
@@ -26,26 +27,55 @@ import { pathAddress, requireAddressMember } from "./recipient.js";
  */
 export function registerInboxDeposit(app: Hono<AppEnv>, services: Services, store: InboxStore) {
   app.on(ROUTES.inboxDeposit.method, routePattern(ROUTES.inboxDeposit), async (c) => {
-    let result: DepositResult;
-    try {
-      result = await deposit(c, services, store);
-    } catch (error) {
-      services.metrics.inboxPut.inc({ outcome: "rejected" });
-      throw error;
-    }
-    if (result.idempotent) {
-      services.metrics.inboxPut.inc({ outcome: "idempotent" });
-      return c.json({ idempotent: true });
-    }
-    services.metrics.inboxPut.inc({ outcome: "stored" });
-    return c.json({ idempotent: false, expiresAt: result.expiresAt });
+    const { maxBlobBytes } = services.config.inbox;
+    const body = await countedRefusal(services, () =>
+      readJsonBody(c, depositBodyLimit(maxBlobBytes), depositLimitText(maxBlobBytes)),
+    );
+    const request = { method: c.req.method, path: rawPath(c) };
+    return c.json(await depositOne(services, store, pathAddress(c), request, body));
   });
 }
 
-async function deposit(c: Context, services: Services, store: InboxStore): Promise<DepositResult> {
+/** A deposit's body judged and stored as D6 says, counted in the deposit metrics. */
+export async function depositOne(
+  services: Services,
+  store: InboxStore,
+  address: string,
+  request: { method: string; path: string },
+  body: Record<string, unknown>,
+): Promise<DepositAnswer> {
+  const result = await countedRefusal(services, () =>
+    deposit(services, store, address, request, body),
+  );
+  if (result.idempotent) {
+    services.metrics.inboxPut.inc({ outcome: "idempotent" });
+    return { idempotent: true };
+  }
+  services.metrics.inboxPut.inc({ outcome: "stored" });
+  return { idempotent: false, expiresAt: result.expiresAt };
+}
+
+async function countedRefusal<T>(services: Services, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    services.metrics.inboxPut.inc({ outcome: "rejected" });
+    throw error;
+  }
+}
+
+/** What a 413 names as the limit of a deposit body. */
+export const depositLimitText = (maxBlobBytes: number) =>
+  `a ciphertext of at most SVC_INBOX_MAX_BLOB_BYTES = ${maxBlobBytes} bytes in base64, and the other members`;
+
+async function deposit(
+  services: Services,
+  store: InboxStore,
+  address: string,
+  signed: { method: string; path: string },
+  body: Record<string, unknown>,
+): Promise<DepositResult> {
   const { maxBlobBytes } = services.config.inbox;
-  const origin = `a ciphertext of at most SVC_INBOX_MAX_BLOB_BYTES = ${maxBlobBytes} bytes in base64, and the other members`;
-  const body = await readJsonBody(c, depositBodyLimit(maxBlobBytes), origin);
   if (typeof body.ciphertext === "string" && decodedLength(body.ciphertext) > maxBlobBytes) {
     throw new SvcError(
       "SVC_TOO_LARGE",
@@ -53,7 +83,6 @@ async function deposit(c: Context, services: Services, store: InboxStore): Promi
     );
   }
 
-  const address = pathAddress(c);
   const request = parseRequest(DepositBody, body);
   if (request.from !== undefined) requireAddressMember(request.from, "from");
   const ciphertext = decodeCiphertext(request.ciphertext);
@@ -61,7 +90,7 @@ async function deposit(c: Context, services: Services, store: InboxStore): Promi
 
   // The registration is read under a lock inside the deposit transaction; only a request that
   // fails a later check pays an extra read, to answer 404 first when the recipient is unknown.
-  const refusal = firstRefusal(c, services, body, request, ciphertext, senderPublicKey);
+  const refusal = firstRefusal(services, signed, body, request, ciphertext, senderPublicKey);
   if (refusal !== undefined) {
     if ((await store.bindingKey(address)) === undefined) throw notRegistered();
     throw refusal;
@@ -78,14 +107,14 @@ async function deposit(c: Context, services: Services, store: InboxStore): Promi
 
 /** The first of the signature, freshness, msgId and leading-byte checks (D6 order) that fails. */
 function firstRefusal(
-  c: Context,
   services: Services,
+  signed: { method: string; path: string },
   body: Record<string, unknown>,
   request: { signedAt: number; msgId: string },
   ciphertext: Uint8Array,
   senderPublicKey: Uint8Array,
 ): SvcError | undefined {
-  if (!signedBodyValid(services.verifier, c, body, senderPublicKey)) {
+  if (!signedBodyValidFor(services.verifier, signed, body, senderPublicKey)) {
     return new SvcError("SVC_BAD_SIGNATURE", "the signature does not verify");
   }
   if (!isFresh(request.signedAt, services.now())) {

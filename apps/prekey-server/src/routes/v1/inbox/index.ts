@@ -4,6 +4,7 @@ import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
 import { registerInboxAck } from "./ack.js";
 import { registerInboxDeposit } from "./deposit.js";
+import { registerInboxDepositBatch } from "./deposit-batch.js";
 import { registerInboxFetch } from "./fetch.js";
 import { registerInboxRegister } from "./register.js";
 import { registerInboxUnregister } from "./unregister.js";
@@ -51,6 +52,7 @@ export function registerInboxRoutes(
   registerInboxUnregister(app, services, store);
   registerInboxFetch(app, services, store);
   registerInboxDeposit(app, services, store);
+  registerInboxDepositBatch(app, services, store);
   registerInboxAck(app, services, store);
   return store;
 }
