@@ -140,11 +140,26 @@ describe("SvcApi", () => {
       },
       new Uint8Array(32).fill(9),
     );
+    const more = Uint8Array.of(2, 5, 6, 7, 8);
+    const batch = await api.inboxDepositBatch(
+      [1, 2].map(() => ({
+        address: "alice@example.com:1",
+        fields: {
+          msgId: msgIdOf(more),
+          ciphertext: encodeBase64(more),
+          expiresAt: Date.now() + 3_600_000,
+          senderPublicKey: encodeBase64(sender.publicKey),
+        },
+      })),
+      new Uint8Array(32).fill(9),
+    );
+    expect(batch.results.map((result) => result.status)).toEqual([200, 200]);
     const page = await api.inboxFetch("alice@example.com:1", { limit: 10 }, key);
-    expect(page.items.map((item) => item.msgId)).toEqual([msgIdOf(bytes)]);
+    expect(page.items.map((item) => item.msgId)).toEqual([msgIdOf(bytes), msgIdOf(more)]);
     const poll = await api.bridgePoll({ address: "alice@example.com:1", timeoutMs: 0 }, key);
     expect(poll.envelopes[0]).toMatchObject({ from: "bob@example.com:1", msgId: msgIdOf(bytes) });
     await api.inboxAck("alice@example.com:1", msgIdOf(bytes), key);
+    await api.inboxAck("alice@example.com:1", msgIdOf(more), key);
     await api.inboxUnregister("alice@example.com:1", key);
     await api.keysDelete("alice@example.com:1", key);
 

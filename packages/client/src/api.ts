@@ -100,6 +100,15 @@ export interface SvcApi {
     key: SigningKey,
     options?: CallOptions,
   ): Promise<ApiAnswer<"inboxDeposit">>;
+  /**
+   * Several deposits in one request, each signed as for its own inboxDeposit; the server's
+   * outcome of each, in order. A server without the route answers 404 SVC_NOT_FOUND.
+   */
+  inboxDepositBatch(
+    deposits: Array<{ address: string; fields: ApiFields<"inboxDeposit"> }>,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"inboxDepositBatch">>;
   inboxFetch(
     address: string,
     fields: ApiFields<"inboxFetch">,
@@ -208,6 +217,21 @@ export function createApi(options: ApiOptions): SvcApi {
     inboxUnregister: (address, key, call) => write("inboxUnregister", { address }, {}, key, call),
     inboxDeposit: (address, fields, key, call) =>
       write("inboxDeposit", { address }, fields, key, call),
+    inboxDepositBatch: (deposits, key, call) =>
+      request(http, {
+        method: "POST",
+        path: ROUTES.inboxDepositBatch.path,
+        body: async () => ({
+          deposits: await Promise.all(
+            deposits.map(async ({ address, fields }) => {
+              const path = pathOf(ROUTES.inboxDeposit, { address });
+              return { address, body: await signed("POST", path, fields, key)() };
+            }),
+          ),
+        }),
+        response: ROUTES.inboxDepositBatch.response,
+        signal: call?.signal,
+      }) as Promise<ApiAnswer<"inboxDepositBatch">>,
     inboxFetch: (address, fields, key, call) => write("inboxFetch", { address }, fields, key, call),
     inboxAck: (address, msgId, key, call) => write("inboxAck", { address, msgId }, {}, key, call),
     devicesGet: (account, call) => get("devicesGet", { account }, undefined, call),

@@ -19,6 +19,7 @@ import {
 } from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
+import { acceptedBatch, batchRefused } from "./deposits.js";
 import { readMessage } from "./device-frames.js";
 import { invalid, knownOf, nextListFields, readDeviceList, remember } from "./device-lists.js";
 import { refuseDowngrade, rememberPostQuantum } from "./downgrade.js";
@@ -157,6 +158,8 @@ export class SvcClient {
   readonly #subscriptions = new Set<Subscription>();
   /** Addresses whose list lookup found none, until when (ms): sent to as devices meanwhile. */
   readonly #noListUntil = new Map<string, number>();
+  /** False once the server answered that it has no batch deposit route. */
+  #batchDeposits = true;
   #closed = false;
 
   private constructor(options: ResolvedOptions, state: StoredState | undefined) {
@@ -249,13 +252,14 @@ export class SvcClient {
     for (const delivery of deliveries) {
       sealed.push({ delivery, envelope: await this.#seal(delivery.address, delivery.plaintext) });
     }
-    const sent = await Promise.all(
-      sealed.map(async ({ delivery, envelope }) => ({
-        address: delivery.address,
-        msgId: await this.#deposit(delivery.address, envelope),
-        copy: delivery.copy,
-      })),
+    const msgIds = await this.#depositAll(
+      sealed.map(({ delivery, envelope }) => ({ address: delivery.address, envelope })),
     );
+    const sent = sealed.map(({ delivery }, i) => ({
+      address: delivery.address,
+      msgId: msgIds[i] as string,
+      copy: delivery.copy,
+    }));
     return {
       msgId: sent.find((entry) => !entry.copy)?.msgId ?? sent[0]?.msgId ?? "",
       deliveries: sent,
@@ -704,20 +708,50 @@ export class SvcClient {
 
   /** Deposits a sealed envelope in `peer`'s inbox; its msgId. */
   async #deposit(peer: string, envelope: Uint8Array): Promise<string> {
-    const state = this.#requireState();
-    const msgId = msgIdOf(envelope);
-    await this.api.inboxDeposit(
-      peer,
-      {
-        msgId,
-        ciphertext: encodeBase64(envelope),
-        expiresAt: this.#options.now() + DEPOSIT_TTL_MS,
-        senderPublicKey: state.identity.identitySigningKey,
-        from: state.address,
-      },
-      this.#signingKey(),
+    const fields = this.#depositFields(envelope);
+    await this.api.inboxDeposit(peer, fields, this.#signingKey());
+    return fields.msgId;
+  }
+
+  /**
+   * Deposits a send's envelopes, in one request when there are several: the server checks and
+   * stores them together, which is most of what a send to many devices costs beyond one. Without
+   * the batch route (an older server) or past its size, one request each, as before.
+   */
+  async #depositAll(
+    envelopes: Array<{ address: string; envelope: Uint8Array }>,
+  ): Promise<string[]> {
+    const deposits = envelopes.map(({ address, envelope }) => ({
+      address,
+      fields: this.#depositFields(envelope),
+    }));
+    const msgIds = deposits.map((deposit) => deposit.fields.msgId);
+    if (deposits.length > 1 && this.#batchDeposits) {
+      try {
+        const { results } = await this.api.inboxDepositBatch(deposits, this.#signingKey());
+        return acceptedBatch(msgIds, results);
+      } catch (error) {
+        if (!batchRefused(error)) throw error;
+        if (error.status === 404) this.#batchDeposits = false;
+      }
+    }
+    await Promise.all(
+      deposits.map(({ address, fields }) =>
+        this.api.inboxDeposit(address, fields, this.#signingKey()),
+      ),
     );
-    return msgId;
+    return msgIds;
+  }
+
+  #depositFields(envelope: Uint8Array) {
+    const state = this.#requireState();
+    return {
+      msgId: msgIdOf(envelope),
+      ciphertext: encodeBase64(envelope),
+      expiresAt: this.#options.now() + DEPOSIT_TTL_MS,
+      senderPublicKey: state.identity.identitySigningKey,
+      from: state.address,
+    };
   }
 
   /** `account`'s verified list (saved when it moved on), or undefined when it has none. */

@@ -110,6 +110,47 @@ describe("several devices per account", () => {
     for (const client of [alice1, alice2, bob1, bob2]) expect(client?.errors).toEqual([]);
   });
 
+  it("deposits a send to an account in one request, and one by one on a server without that route", async () => {
+    const server = await startTestServer();
+    const directory = lyingDirectory();
+    const requests: string[] = [];
+    const oldServer = { value: false };
+    const counting: typeof globalThis.fetch = async (input, init) => {
+      const { pathname } = new URL(String(input));
+      if (init?.method === "POST" && /^\/v1\/(deposits|inbox\/[^/]+)$/.test(pathname)) {
+        requests.push(pathname.startsWith("/v1/deposits") ? "batch" : "one");
+        if (oldServer.value && pathname === "/v1/deposits") {
+          const body = { name: "NotFound", code: "SVC_NOT_FOUND", message: "no such route" };
+          return new Response(JSON.stringify(body), { status: 404 });
+        }
+      }
+      return directory.fetch(input, init);
+    };
+    const [alice1, alice2, alice3] = await account(server.url, directory, [
+      "alice:1",
+      "alice:2",
+      "alice:3",
+    ]);
+    const [bob] = await account(server.url, directory, ["bob:1"], counting);
+    requests.length = 0;
+    await (bob as TestClient).send("alice", bytes("one request"));
+    expect(requests).toEqual(["batch"]);
+
+    oldServer.value = true;
+    requests.length = 0;
+    await (bob as TestClient).send("alice", bytes("three requests"));
+    await (bob as TestClient).send("alice", bytes("three again"));
+    // The batch is asked for once; from then on this server gets one deposit per device.
+    expect(requests).toEqual(["batch", ...Array(6).fill("one")]);
+    for (const device of [alice1, alice2, alice3]) {
+      expect((await texts(device as TestClient)).map((m) => m.text)).toEqual([
+        "one request",
+        "three requests",
+        "three again",
+      ]);
+    }
+  });
+
   it("starts an account's list on its first device, once, and a send to the account then reaches it", async () => {
     const server = await startTestServer();
     const directory = lyingDirectory();
