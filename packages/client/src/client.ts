@@ -248,14 +248,14 @@ export class SvcClient {
     const deliveries = await this.#change(() => this.#fanOut(peer, plaintext));
     if (deliveries === undefined)
       return { msgId: await this.#deposit(peer, await this.#seal(peer, plaintext)) };
-    const sealed: Array<{ delivery: Delivery; envelope: Uint8Array }> = [];
-    for (const delivery of deliveries) {
-      sealed.push({ delivery, envelope: await this.#seal(delivery.address, delivery.plaintext) });
-    }
+    const envelopes = await this.#sealAll(deliveries);
     const msgIds = await this.#depositAll(
-      sealed.map(({ delivery, envelope }) => ({ address: delivery.address, envelope })),
+      deliveries.map((delivery, i) => ({
+        address: delivery.address,
+        envelope: envelopes[i] as Uint8Array,
+      })),
     );
-    const sent = sealed.map(({ delivery }, i) => ({
+    const sent = deliveries.map((delivery, i) => ({
       address: delivery.address,
       msgId: msgIds[i] as string,
       copy: delivery.copy,
@@ -1000,28 +1000,43 @@ export class SvcClient {
   #seal(peer: string, plaintext: Uint8Array): Promise<Uint8Array> {
     if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
     return this.#change(async () => {
-      const state = this.#requireState();
-      refuseIfChanged(state, peer);
-      const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
-      if (next !== undefined) {
-        state.sessions[peer] = next.sessions;
-        await this.#persist();
-        return next.envelope;
-      }
-      const unused = takeUnusedBundle(state, peer);
-      const { keys } = unused ? { keys: decodeBundle(unused) } : await this.#fetchBundle(peer);
-      const started = await initiateSession(identityOf(state), keys, plaintext).catch((error) => {
-        if (!(error instanceof RatchetError)) throw error;
-        throw new ClientError(
-          "BAD_RESPONSE",
-          `the bundle of ${peer} is refused: ${error.message}`,
-          { cause: error },
-        );
-      });
-      state.sessions[peer] = withNewSession(state.sessions[peer], started.session);
+      const envelope = await this.#sealUnsaved(peer, plaintext);
       await this.#persist();
-      return started.envelope;
+      return envelope;
     });
+  }
+
+  /** The envelopes of a send's deliveries, in order, saved once for all of them. */
+  #sealAll(deliveries: Delivery[]): Promise<Uint8Array[]> {
+    return this.#change(async () => {
+      const envelopes: Uint8Array[] = [];
+      for (const delivery of deliveries) {
+        envelopes.push(await this.#sealUnsaved(delivery.address, delivery.plaintext));
+      }
+      await this.#persist();
+      return envelopes;
+    });
+  }
+
+  /** With the serial held: the next envelope for `peer`, its session advanced but not saved. */
+  async #sealUnsaved(peer: string, plaintext: Uint8Array): Promise<Uint8Array> {
+    const state = this.#requireState();
+    refuseIfChanged(state, peer);
+    const next = encryptOnActive(state.sessions[peer] ?? [], plaintext);
+    if (next !== undefined) {
+      state.sessions[peer] = next.sessions;
+      return next.envelope;
+    }
+    const unused = takeUnusedBundle(state, peer);
+    const { keys } = unused ? { keys: decodeBundle(unused) } : await this.#fetchBundle(peer);
+    const started = await initiateSession(identityOf(state), keys, plaintext).catch((error) => {
+      if (!(error instanceof RatchetError)) throw error;
+      throw new ClientError("BAD_RESPONSE", `the bundle of ${peer} is refused: ${error.message}`, {
+        cause: error,
+      });
+    });
+    state.sessions[peer] = withNewSession(state.sessions[peer], started.session);
+    return started.envelope;
   }
 
   /**
