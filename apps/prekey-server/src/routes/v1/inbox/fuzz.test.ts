@@ -68,6 +68,53 @@ async function sendMutated(
 }
 
 describe("inbox bodies under fuzzing", { timeout: 120_000 }, () => {
+  it("never answer a batch of deposits with a 500, and answer each item as its route would", async () => {
+    const item = fc.record({
+      address: fc.oneof(fc.constant(ALICE), fc.string({ maxLength: 40 })),
+      n: fc.nat(1000),
+      mutations: mutation,
+    });
+    const wrapper = fc.oneof(
+      fc.constant(undefined),
+      fc.tuple(fc.constantFrom("deposits", "extra", "__proto__"), anyValue),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(item, { maxLength: 34 }), wrapper, async (items, wrap) => {
+        const deposits = items.map(({ address, n, mutations }) => {
+          const body: Record<string, unknown> = {
+            ...client.depositBody(ALICE, sender, envelope(n)),
+          };
+          for (const [name, value] of mutations as Array<[string, unknown]>) {
+            if (value === null) delete body[name];
+            else body[name] = value;
+          }
+          return { address, body };
+        });
+        const batch: Record<string, unknown> = { deposits };
+        if (wrap !== undefined) {
+          Object.defineProperty(batch, wrap[0], {
+            value: wrap[1],
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+        const res = await client.send("POST", "/v1/deposits", batch);
+        expect([200, 400, 413]).toContain(res.status);
+        const answer = (await expectContract(res, "POST", "/v1/deposits")) as {
+          results?: Array<{ status: number }>;
+        };
+        if (res.status === 200) {
+          expect(answer.results).toHaveLength(deposits.length);
+          for (const result of answer.results ?? []) {
+            expect([200, 400, 401, 404, 409, 413, 429]).toContain(result.status);
+          }
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it("never answer a deposit with a 500", async () => {
     const path = `/v1/inbox/${ALICE}`;
     await fc.assert(
