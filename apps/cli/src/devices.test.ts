@@ -49,6 +49,43 @@ async function link({ as }: World, existing: string, home: string, address: stri
 }
 
 describe("svc devices", () => {
+  it("stops waiting on Ctrl-C: devices link and init --link exit 130 with one INTERRUPTED line", async () => {
+    const w = await world();
+    expect((await w.as("alice1", "init", "--address", "alice:1")).code).toBe(EXIT.ok);
+    const ctrlC = new AbortController();
+    const linking = svc(w.relay.url, w.homeOf("alice1"), ["devices", "link", "--json"], {
+      signal: ctrlC.signal,
+    });
+    await until(() => linking.stdout.length > 0, 20_000);
+    const code = String(parse(linking.stdout)[0]?.code);
+    ctrlC.abort();
+    const stopped = await linking;
+    expect(stopped.code).toBe(EXIT.interrupted);
+    expect(parse(stopped.stderr)).toEqual([
+      {
+        error: "INTERRUPTED",
+        message: "stopped by a signal before the link was done; its code is void",
+      },
+    ]);
+
+    // The new device waits for an approval that no longer comes, until Ctrl-C.
+    const ctrlC2 = new AbortController();
+    const joining = svc(
+      w.relay.url,
+      w.homeOf("alice2"),
+      ["init", "--address", "alice:2", "--link", code, "--json"],
+      { signal: ctrlC2.signal },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await Promise.race([joining.then(() => "ended"), Promise.resolve("waiting")])).toBe(
+      "waiting",
+    );
+    ctrlC2.abort();
+    const left = await joining;
+    expect(left.code).toBe(EXIT.interrupted);
+    expect(left.stderr.join("\n")).toContain("INTERRUPTED");
+  });
+
   it("links a device by code, lists the account, fans out and copies, and removes a device", async () => {
     const w = await world();
     const { as } = w;
