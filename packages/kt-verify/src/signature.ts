@@ -1,4 +1,4 @@
-import { hexToBytes, portableEd25519 } from "@svc/canonical";
+import { bytesToHex, hexToBytes, portableEd25519 } from "@svc/canonical";
 import { type SignedTreeHead, sthMessage } from "./sth.js";
 
 /** Verifies one Ed25519 signature; resolves false (never rejects) for a bad one. */
@@ -15,19 +15,42 @@ export const portableSthVerifier: SthSignatureVerifier = async (signature, messa
 /**
  * WebCrypto Ed25519 (`globalThis.crypto.subtle`) where the runtime has it, else
  * {@link portableSthVerifier}. Detected once, by verifying RFC 8032 section 7.1 test 1.
- * WebCrypto implementations (BoringSSL, OpenSSL) reject S >= L themselves.
+ * WebCrypto implementations (BoringSSL, OpenSSL) reject S >= L themselves. A signature that
+ * verified is remembered: a client checks the same tree head with every proof it reads until the
+ * log moves on (each device list read of a send to an account), and whether a signature verifies
+ * is a pure function of its three inputs.
  */
 export const defaultSthVerifier: SthSignatureVerifier = async (signature, message, publicKey) => {
-  const subtle = (await webCryptoEd25519()) ? globalThis.crypto.subtle : undefined;
-  if (subtle === undefined) return portableSthVerifier(signature, message, publicKey);
   if (signature.length !== 64 || publicKey.length !== 32) return false;
+  const remembered = `${bytesToHex(publicKey)}.${bytesToHex(signature)}.${bytesToHex(message)}`;
+  if (verified.has(remembered)) return true;
+  const valid = (await webCryptoEd25519())
+    ? await webCryptoVerify(signature, message, publicKey)
+    : await portableSthVerifier(signature, message, publicKey);
+  if (valid) {
+    if (verified.size >= REMEMBERED) verified.delete(verified.values().next().value as string);
+    verified.add(remembered);
+  }
+  return valid;
+};
+
+/** How many verified signatures are remembered; the oldest goes first. */
+const REMEMBERED = 256;
+const verified = new Set<string>();
+
+async function webCryptoVerify(
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+): Promise<boolean> {
+  const subtle = globalThis.crypto.subtle;
   try {
     const key = await subtle.importKey("raw", copy(publicKey), ED25519, false, ["verify"]);
     return await subtle.verify(ED25519, key, copy(signature), copy(message));
   } catch {
     return false;
   }
-};
+}
 
 /** Does the operator key's signature over `sth` verify? */
 export function verifySthSignature(
