@@ -28,7 +28,8 @@ async function storageWithThread(): Promise<{ storage: Storage; thread: Worker }
   return { storage, thread: threads.at(-1) as Worker };
 }
 
-describe("embedded database thread that dies", () => {
+// Each test starts embedded databases, which takes seconds on a loaded machine.
+describe("embedded database thread that dies", { timeout: 60_000 }, () => {
   it("fails the running statement, those queued behind it and later ones at once", async () => {
     const { storage, thread } = await storageWithThread();
     const running = preparedRows(storage.db, "select pg_sleep(5)", []);
