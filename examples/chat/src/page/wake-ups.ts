@@ -20,7 +20,9 @@ export async function enableWakeUps(client: SvcClient): Promise<WakeUpState> {
     return { kind: "unsupported", words: "not offered by this browser" };
   }
   try {
-    const registration = await navigator.serviceWorker.register(WORKER_URL);
+    await navigator.serviceWorker.register(WORKER_URL);
+    // A push subscription needs the worker active, not only registered.
+    const registration = await navigator.serviceWorker.ready;
     const key = await client.pushVapidKey();
     const subscription = await subscribed(registration.pushManager, decodeBase64Url(key));
     await client.subscribePush(subscription.toJSON() as PushSubscriptionWire);
