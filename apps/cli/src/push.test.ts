@@ -1,5 +1,7 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { createTestStorage } from "@svc/db/testing";
+import { createTestStorage, until } from "@svc/db/testing";
 import { migrations } from "@svc/prekey-server";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "./exit.js";
@@ -127,6 +129,42 @@ describe("svc push against the server", () => {
     ]);
   });
 
+  it("a subscription made with svc push subscribe is woken by a message, signed by svc push vapid's key", async () => {
+    const distributor = await startDistributor();
+    const { url } = await startTestServer(closers, { SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: "on" });
+    const root = await tempDir(closers, "svc-cli-push-wake-");
+    const alice = (...argv: string[]) => svc(url, join(root, "alice"), argv);
+    const bob = (...argv: string[]) => svc(url, join(root, "bob"), argv);
+    expect((await alice("init", "--address", "alice:1")).code).toBe(EXIT.ok);
+    expect((await bob("init", "--address", "bob:1")).code).toBe(EXIT.ok);
+    const endpoint = `${distributor.url}/upAlice`;
+    expect((await alice("push", "subscribe", "--endpoint", endpoint, ...keys)).code).toBe(EXIT.ok);
+
+    expect((await bob("send", "alice:1", "wake up")).code).toBe(EXIT.ok);
+    await until(() => distributor.received.length > 0, 15_000);
+    const [wakeUp] = distributor.received;
+    const vapid = (await alice("push", "vapid")).stdout[0];
+    expect(wakeUp?.path).toBe("/upAlice");
+    expect(wakeUp?.headers).toMatchObject({
+      "content-encoding": "aes128gcm",
+      authorization: expect.stringMatching(
+        new RegExp(`^vapid t=[\\w-]+\\.[\\w-]+\\.[\\w-]+, k=${vapid}$`),
+      ),
+    });
+    // Only the encrypted wake-up: nothing of the message, in the clear or not, fits in it.
+    expect(wakeUp?.bodyBytes).toBeLessThan(200);
+    expect((await alice("listen", "--drain")).stdout).toEqual(["bob:1: wake up"]);
+
+    // Unsubscribed: a message wakes nothing.
+    expect((await alice("push", "unsubscribe", "--endpoint", endpoint)).stdout).toEqual([
+      "unsubscribed",
+    ]);
+    const before = distributor.received.length;
+    expect((await bob("send", "alice:1", "quiet")).code).toBe(EXIT.ok);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(distributor.received).toHaveLength(before);
+  });
+
   it("exits 1 with the server's code on a refusal, 5 without an identity", async () => {
     const { url } = await startTestServer(closers);
     const as = await homeOn(url);
@@ -209,3 +247,20 @@ describe.skipIf(!built)("the svc binary's push commands", () => {
     expect(vapid.out.stdout).toMatch(/^B[A-Za-z0-9_-]{86}\n$/);
   });
 });
+
+/** A UnifiedPush distributor's push endpoint, as far as svc sees it: it takes POSTs, answers 201. */
+async function startDistributor(): Promise<{
+  url: string;
+  received: Array<{ path: string; headers: IncomingHttpHeaders; bodyBytes: number }>;
+}> {
+  const received: Array<{ path: string; headers: IncomingHttpHeaders; bodyBytes: number }> = [];
+  const server = createServer(async (req, res) => {
+    let bodyBytes = 0;
+    for await (const chunk of req) bodyBytes += (chunk as Buffer).length;
+    received.push({ path: req.url ?? "", headers: req.headers, bodyBytes });
+    res.writeHead(201).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  closers.push(() => new Promise((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
+}
