@@ -141,6 +141,29 @@ describe("sendWebPush", () => {
     expect(endpoint.messages("/private")).toEqual([]);
   });
 
+  it("refuses a name resolving to loopback at connect time, before any request", async () => {
+    const t = target("/by-name");
+    const byName = { ...t, endpoint: t.endpoint.replace("http://127.0.0.1", "https://localhost") };
+    const { options: o } = options({ allowPrivate: false });
+    expect(await sendWebPush(byName, wakeUp, o)).toEqual({
+      outcome: "refused",
+      attempts: 0,
+      reason: REFUSAL.private,
+    });
+    expect(endpoint.messages("/by-name")).toEqual([]);
+  });
+
+  it("fails a name that does not resolve, as a network error, after its retries", async () => {
+    const t = { ...target("/nowhere"), endpoint: "https://push.invalid/x" };
+    const { options: o, slept } = options({ allowPrivate: false });
+    expect(await sendWebPush(t, wakeUp, o)).toEqual({
+      outcome: "failed",
+      attempts: 3,
+      reason: "ENOTFOUND",
+    });
+    expect(slept).toEqual([1000, 2000]);
+  });
+
   it("answers failed, never throws, for a target whose keys are not a subscription's", async () => {
     const t = { ...target("/bad-keys"), auth: new Uint8Array(3) };
     const { options: o } = options();
