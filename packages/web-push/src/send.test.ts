@@ -1,11 +1,16 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { policyLookup, REFUSAL } from "./endpoint-policy.js";
 import { PushError } from "./errors.js";
 import { type SendOptions, sendWebPush } from "./send.js";
 import { decodeSubscriptionKeys } from "./subscription-keys.js";
 import { type PushEndpoint, startPushEndpoint } from "./testing.js";
 import { generateVapidKeys, vapidPublicKeyBase64Url } from "./vapid-keys.js";
+
+vi.mock("node:dns", async (importOriginal) => {
+  const { offlineDns } = await import("./test-support/offline-dns.js");
+  return offlineDns(await importOriginal());
+});
 
 const vapid = generateVapidKeys();
 const wakeUp = new TextEncoder().encode('{"v":1,"pending":3}');
