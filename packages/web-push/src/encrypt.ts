@@ -1,6 +1,6 @@
-import { createCipheriv, createECDH, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createECDH, createHmac, randomBytes } from "node:crypto";
 import { PushError } from "./errors.js";
-import { P256_POINT_LENGTH, p256PublicKey } from "./p256.js";
+import { P256_POINT_LENGTH } from "./p256.js";
 import { AUTH_SECRET_LENGTH } from "./subscription-keys.js";
 
 /** The record size written in the header: one record holds any message a push service takes. */
@@ -40,11 +40,8 @@ export function encryptWakeUp(
       `a Web Push plaintext is at most ${MAX_PLAINTEXT_LENGTH} bytes`,
     );
   }
-  if (p256PublicKey(target.p256dh) === undefined) {
-    throw new PushError(
-      "INVALID_SUBSCRIPTION",
-      "p256dh must be an uncompressed P-256 point of 65 bytes",
-    );
+  if (target.p256dh.length !== P256_POINT_LENGTH || target.p256dh[0] !== 0x04) {
+    throw invalidPoint();
   }
   if (target.auth.length !== AUTH_SECRET_LENGTH) {
     throw new PushError("INVALID_SUBSCRIPTION", `auth must be ${AUTH_SECRET_LENGTH} bytes`);
@@ -54,10 +51,19 @@ export function encryptWakeUp(
   else ecdh.generateKeys();
   const asPublic = ecdh.getPublicKey();
   const salt = fixed ? fixed.salt : randomBytes(SALT_LENGTH);
-  const ecdhSecret = ecdh.computeSecret(target.p256dh);
-  const ikm = hkdf(target.auth, ecdhSecret, Buffer.concat([KEY_INFO, target.p256dh, asPublic]), 32);
-  const cek = hkdf(salt, ikm, CEK_INFO, 16);
-  const nonce = hkdf(salt, ikm, NONCE_INFO, 12);
+  let ecdhSecret: Buffer;
+  try {
+    // Checks the point is on the curve, as a separate check would at the same cost again.
+    ecdhSecret = ecdh.computeSecret(target.p256dh);
+  } catch {
+    throw invalidPoint();
+  }
+  // RFC 8291 section 3.4 and RFC 8188 section 2.2: HKDF-SHA-256, every output one block long,
+  // so each expand is a single HMAC over info || 0x01.
+  const ikm = hmac(hmac(target.auth, ecdhSecret), KEY_INFO, target.p256dh, asPublic, ONE);
+  const prk = hmac(salt, ikm);
+  const cek = hmac(prk, CEK_INFO, ONE).subarray(0, 16);
+  const nonce = hmac(prk, NONCE_INFO, ONE).subarray(0, 12);
 
   const cipher = createCipheriv("aes-128-gcm", cek, nonce);
   const body = Buffer.alloc(HEADER_LENGTH + plaintext.length + 1 + TAG_LENGTH);
@@ -74,6 +80,13 @@ export function encryptWakeUp(
   return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
 }
 
-function hkdf(salt: Uint8Array, ikm: Uint8Array, info: Uint8Array, length: number): Buffer {
-  return Buffer.from(hkdfSync("sha256", ikm, salt, info, length));
+const ONE = Buffer.of(0x01);
+
+function hmac(key: Uint8Array, ...data: Uint8Array[]): Buffer {
+  const mac = createHmac("sha256", key);
+  for (const part of data) mac.update(part);
+  return mac.digest();
 }
+
+const invalidPoint = () =>
+  new PushError("INVALID_SUBSCRIPTION", "p256dh must be an uncompressed P-256 point of 65 bytes");

@@ -1,7 +1,12 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { checkEndpoint, REFUSAL } from "./endpoint-policy.js";
 import { PushError } from "./errors.js";
+
+vi.mock("node:dns", async (importOriginal) => {
+  const { offlineDns } = await import("./test-support/offline-dns.js");
+  return offlineDns(await importOriginal());
+});
 
 const refusal = async (endpoint: string, allowPrivate = false) => {
   try {

@@ -26,20 +26,32 @@ export interface EndpointPolicy {
  * that does not resolve is refused either way.
  */
 export async function checkEndpoint(endpoint: string, options: EndpointPolicy): Promise<void> {
-  const url = parseEndpoint(endpoint, options);
+  const url = checkEndpointUrl(endpoint, options);
   const host = bareHost(url);
-  if (isIP(host) !== 0) {
-    if (!options.allowPrivate && isRefusedAddress(host)) throw refused(REFUSAL.private);
-    return;
-  }
-  const addresses = await resolveAll(host);
+  if (isIP(host) !== 0) return;
+  const addresses = await resolveAll(host).catch(() => {
+    throw refused(REFUSAL.unresolved);
+  });
   if (!options.allowPrivate && addresses.some((a) => isRefusedAddress(a.address))) {
     throw refused(REFUSAL.private);
   }
 }
 
+/**
+ * What can be checked without DNS: the URL's form, and its host when that is an IP address. A
+ * name's addresses are checked by checkEndpoint, and at request time by policyLookup.
+ */
+export function checkEndpointUrl(endpoint: string, options: EndpointPolicy): URL {
+  const url = parseEndpoint(endpoint, options);
+  const host = bareHost(url);
+  if (!options.allowPrivate && isIP(host) !== 0 && isRefusedAddress(host)) {
+    throw refused(REFUSAL.private);
+  }
+  return url;
+}
+
 /** The endpoint's URL once its form passes: https (or http with allowPrivate), no userinfo. */
-export function parseEndpoint(endpoint: string, options: EndpointPolicy): URL {
+function parseEndpoint(endpoint: string, options: EndpointPolicy): URL {
   if (typeof endpoint !== "string" || endpoint.length > MAX_ENDPOINT_LENGTH) {
     throw refused(REFUSAL.notUrl);
   }
@@ -71,7 +83,9 @@ type LookupCallback = (
 
 /**
  * A `lookup` for node:http(s) `request` that applies the policy to the addresses the socket is
- * about to connect to, so the address checked is the address used (no DNS-rebinding gap).
+ * about to connect to, so the address checked is the address used (no DNS-rebinding gap): a
+ * refused class fails the request with PushError ENDPOINT_REFUSED before it connects. A DNS
+ * failure is passed on as it is, a network error like any other (it may be transient).
  * IP-literal hosts never reach it: `sendWebPush` checks those before the request.
  */
 export function policyLookup(options: EndpointPolicy) {
@@ -87,7 +101,7 @@ export function policyLookup(options: EndpointPolicy) {
           callback(null, first.address, first.family);
         }
       },
-      (error: unknown) => callback(error as NodeJS.ErrnoException, ""),
+      (error: NodeJS.ErrnoException) => callback(error, ""),
     );
   };
 }
@@ -96,11 +110,13 @@ function resolveAll(host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => {
     try {
       lookup(host, { all: true, verbatim: true }, (error, addresses) => {
-        if (error || addresses.length === 0) reject(refused(REFUSAL.unresolved));
+        if (error) reject(error);
+        else if (addresses.length === 0)
+          reject(Object.assign(new Error(host), { code: "ENOTFOUND" }));
         else resolve(addresses);
       });
-    } catch {
-      reject(refused(REFUSAL.unresolved));
+    } catch (error) {
+      reject(error);
     }
   });
 }

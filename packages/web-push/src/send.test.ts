@@ -1,11 +1,16 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { policyLookup, REFUSAL } from "./endpoint-policy.js";
 import { PushError } from "./errors.js";
 import { type SendOptions, sendWebPush } from "./send.js";
 import { decodeSubscriptionKeys } from "./subscription-keys.js";
 import { type PushEndpoint, startPushEndpoint } from "./testing.js";
 import { generateVapidKeys, vapidPublicKeyBase64Url } from "./vapid-keys.js";
+
+vi.mock("node:dns", async (importOriginal) => {
+  const { offlineDns } = await import("./test-support/offline-dns.js");
+  return offlineDns(await importOriginal());
+});
 
 const vapid = generateVapidKeys();
 const wakeUp = new TextEncoder().encode('{"v":1,"pending":3}');
@@ -139,6 +144,29 @@ describe("sendWebPush", () => {
       reason: REFUSAL.private,
     });
     expect(endpoint.messages("/private")).toEqual([]);
+  });
+
+  it("refuses a name resolving to loopback at connect time, before any request", async () => {
+    const t = target("/by-name");
+    const byName = { ...t, endpoint: t.endpoint.replace("http://127.0.0.1", "https://localhost") };
+    const { options: o } = options({ allowPrivate: false });
+    expect(await sendWebPush(byName, wakeUp, o)).toEqual({
+      outcome: "refused",
+      attempts: 0,
+      reason: REFUSAL.private,
+    });
+    expect(endpoint.messages("/by-name")).toEqual([]);
+  });
+
+  it("fails a name that does not resolve, as a network error, after its retries", async () => {
+    const t = { ...target("/nowhere"), endpoint: "https://push.invalid/x" };
+    const { options: o, slept } = options({ allowPrivate: false });
+    expect(await sendWebPush(t, wakeUp, o)).toEqual({
+      outcome: "failed",
+      attempts: 3,
+      reason: "ENOTFOUND",
+    });
+    expect(slept).toEqual([1000, 2000]);
   });
 
   it("answers failed, never throws, for a target whose keys are not a subscription's", async () => {

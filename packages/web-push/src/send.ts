@@ -1,7 +1,7 @@
 import { type ClientRequest, request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { encryptWakeUp } from "./encrypt.js";
-import { checkEndpoint, parseEndpoint, policyLookup } from "./endpoint-policy.js";
+import { checkEndpointUrl, policyLookup } from "./endpoint-policy.js";
 import { PushError } from "./errors.js";
 import { retryWaitMs } from "./retry-after.js";
 import { vapidAuthorization } from "./vapid-jwt.js";
@@ -37,7 +37,8 @@ export interface SendOptions {
 /**
  * sent: 2xx. gone: 404 or 410, the subscription no longer exists. refused: the endpoint failed
  * the policy (before the request, or at connect time). failed: anything else, after the retries
- * (`reason` says what: "HTTP <status>", "timeout" or the network error's code).
+ * (`reason` says what: "HTTP <status>", "timeout" or the network error's code, e.g. ENOTFOUND).
+ * `attempts` counts the tries; a refused one is not among them, since it sends nothing.
  */
 export type SendOutcome = {
   outcome: "sent" | "gone" | "failed" | "refused";
@@ -45,6 +46,9 @@ export type SendOutcome = {
   attempts: number;
   reason?: string;
 };
+
+/** Bytes of an answer's body read to keep its connection for the next message. */
+const MAX_DRAINED_BODY = 64 * 1024;
 
 const DEFAULTS = {
   ttlSeconds: 86_400,
@@ -69,8 +73,8 @@ export async function sendWebPush(
   let url: URL;
   let body: Uint8Array;
   try {
-    await checkEndpoint(target.endpoint, options);
-    url = parseEndpoint(target.endpoint, options);
+    // A name's addresses are checked in the request's lookup, once, on the addresses used.
+    url = checkEndpointUrl(target.endpoint, options);
     body = encryptWakeUp(plaintext, target);
   } catch (error) {
     return refusedOrFailed(error, 0);
@@ -80,7 +84,8 @@ export async function sendWebPush(
     try {
       answer = await post(url, body, options, now());
     } catch (error) {
-      return refusedOrFailed(error, attempt);
+      // Refused before connecting: this attempt made no request.
+      return refusedOrFailed(error, attempt - 1);
     }
     const outcome = judge(answer, attempt);
     if (outcome !== undefined) return outcome;
@@ -148,9 +153,11 @@ function post(url: URL, body: Uint8Array, options: SendOptions, nowMs: number): 
       resolve(answer);
     };
     req = send(url, { method: "POST", headers, lookup: policyLookup(options) }, (res) => {
-      // The body is not read; an error while it drains changes nothing.
+      // The body is not read; an error while it drains changes nothing. A long or unsized body
+      // ends the connection rather than keep it busy for an answer already judged.
       res.on("error", () => {});
-      res.resume();
+      if (Number(res.headers["content-length"] ?? Number.NaN) <= MAX_DRAINED_BODY) res.resume();
+      else res.destroy();
       settle(answerOf(res));
     });
     req.on("error", (error: NodeJS.ErrnoException) => {
