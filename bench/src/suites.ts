@@ -7,6 +7,7 @@ import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
 import { loadSuite } from "./load/load.js";
 import { memorySuite } from "./memory/memory.js";
+import { pushSuite } from "./push/push.js";
 import { ratchetSuite } from "./ratchet/ratchet.js";
 import { transferSuite } from "./transfer/transfer.js";
 
@@ -23,4 +24,5 @@ export const suites: Record<string, () => Promise<void>> = {
   transfer: transferSuite,
   load: loadSuite,
   memory: memorySuite,
+  push: pushSuite,
 };

@@ -1,5 +1,6 @@
 import { isValidAddress, normalizeAddress } from "@svc/canonical";
 import { defaultHome, type HomeEnv } from "@svc/client/node";
+import { LIMITS } from "@svc/protocol";
 import {
   GLOBAL_OPTION_NAMES,
   GLOBAL_OPTIONS,
@@ -59,6 +60,13 @@ commands:
                             show a code for a new device of this account, wait for it, add it
   devices list [<account>]  an account's verified device list (default: this device's account)
   devices remove <address>  take a device off this account's list: nothing sent after reaches it
+  push subscribe --endpoint <url> --p256dh <key> --auth <secret>
+                            have the server wake this address through a Web Push endpoint (a
+                            UnifiedPush distributor's, like ntfy) when messages arrive for it
+                            while nothing listens
+  push unsubscribe --endpoint <url>
+                            stop the wake-ups through <url>
+  push vapid                the server's VAPID public key, for a distributor that asks for it
 
   transfer send|receive     encrypted, resumable file transfer between two identities
                             (svc transfer --help)
@@ -84,7 +92,10 @@ export type CommandName =
   | "session"
   | "devices link"
   | "devices list"
-  | "devices remove";
+  | "devices remove"
+  | "push subscribe"
+  | "push unsubscribe"
+  | "push vapid";
 
 /** The most `svc send` reads from stdin. */
 export const MAX_STDIN_BYTES = 64 * 1024;
@@ -182,6 +193,29 @@ signed by a device of the one before, chained to the version seen last, and prov
 key-transparency log unless there is none (--no-kt). Prints the version and each device with its
 identity signing key; --json: {"account","version","devices":[{"address","identitySigningKey"}]}.
 A list that does not verify is exit 3 (DEVICE_LIST_INVALID); an account without a list, exit 1.`,
+  "push subscribe": `usage: svc push subscribe --endpoint <url> --p256dh <key> --auth <secret> [options]
+
+Asks the server to wake this address through a Web Push subscription whenever messages are
+deposited for it while no listen or chat holds a live connection: the server POSTs an encrypted
+"wake up and fetch" (no message, no sender) to <url>. A UnifiedPush distributor (ntfy, self-hosted
+or ntfy.sh) gives the three values: the endpoint URL, the user agent's P-256 public key (p256dh)
+and its authentication secret (auth), both base64url. Subscribing the same endpoint again
+renews its keys. Signed with this address's inbox key. Prints "subscribed <url>"; --json:
+{"ok":true,"endpoint"}. The server refuses, exit 1: an endpoint that is not https or resolves to a
+private, loopback or link-local address (SVC_PUSH_ENDPOINT_REFUSED), keys that are not a P-256
+point and a 16-byte secret (SVC_INVALID_PUSH_SUBSCRIPTION), more than
+${LIMITS.pushSubscriptionsPerAddress} subscriptions for the address (SVC_TOO_MANY_SUBSCRIPTIONS),
+push turned off on the server (SVC_FEATURE_DISABLED).`,
+  "push unsubscribe": `usage: svc push unsubscribe --endpoint <url> [options]
+
+Stops the wake-ups through <url> for this address. Prints "unsubscribed", or
+"no such subscription" when the address had none with that endpoint (exit 0 either way);
+--json: {"ok":true,"removed":true|false}.`,
+  "push vapid": `usage: svc push vapid [options]
+
+Prints the server's VAPID public key (base64url of the uncompressed P-256 point), which signs
+every wake-up it sends; some distributors and push services ask for it. Needs no identity.
+--json: {"publicKey"}. A server with push off answers 404 SVC_FEATURE_DISABLED (exit 1).`,
   "devices remove": `usage: svc devices remove <address> [options]
 
 Writes the next version of this account's device list without <address> (another device of the
@@ -218,6 +252,9 @@ export type CommandArgs =
   | { command: "devices link"; timeoutMs: number | undefined }
   | { command: "devices list"; account: string | undefined }
   | { command: "devices remove"; address: string }
+  | { command: "push subscribe"; endpoint: string; p256dh: string; auth: string }
+  | { command: "push unsubscribe"; endpoint: string }
+  | { command: "push vapid" }
   | { command: "whoami" }
   /** `text` "-", or undefined with stdin not a terminal: the message is read from stdin. */
   | { command: "send"; to: string; text: string | undefined }
@@ -254,6 +291,9 @@ const COMMAND_OPTIONS: Record<CommandName, readonly string[]> = {
   "devices link": ["timeout"],
   "devices list": [],
   "devices remove": [],
+  "push subscribe": ["endpoint", "p256dh", "auth"],
+  "push unsubscribe": ["endpoint"],
+  "push vapid": [],
 };
 
 const OPTION_SPEC = {
@@ -265,6 +305,9 @@ const OPTION_SPEC = {
   wait: { type: "boolean" },
   drain: { type: "boolean" },
   link: { type: "string" },
+  endpoint: { type: "string" },
+  p256dh: { type: "string" },
+  auth: { type: "string" },
 } as const;
 
 /** Parses `svc <argv>`; throws a UsageError saying what is wrong. */
@@ -324,6 +367,18 @@ export function parseSvcArgs(argv: readonly string[], env: ArgsEnv): SvcArgs {
     case "devices remove":
       expectOperands(["address"]);
       return { ...global, command, address: address(operands[0] as string, "<address>", command) };
+    case "push subscribe":
+      expectOperands([]);
+      return {
+        ...global,
+        command,
+        endpoint: endpoint(values.endpoint, command),
+        p256dh: base64url(values.p256dh, "--p256dh", command),
+        auth: base64url(values.auth, "--auth", command),
+      };
+    case "push unsubscribe":
+      expectOperands([]);
+      return { ...global, command, endpoint: endpoint(values.endpoint, command) };
     case "send": {
       if (operands.length !== 1) expectOperands(["address", "text"]);
       const text = operands[1];
@@ -381,6 +436,7 @@ const COMMANDS = new Map<
   ["trust", { command: "trust" }],
   ["session", { command: "session" }],
   ["devices", { command: "devices list", seconds: ["link", "list", "remove"] }],
+  ["push", { command: "push vapid", seconds: ["subscribe", "unsubscribe", "vapid"] }],
 ]);
 
 /** The command a line that failed to parse was meant for, to print the right usage. */
@@ -477,4 +533,25 @@ function timeoutMs(raw: string, command: CommandName): number {
     );
   }
   return Math.ceil(seconds * 1000);
+}
+
+/** A push endpoint: a URL (the server decides which ones it sends to). */
+function endpoint(raw: string | undefined, command: CommandName): string {
+  if (raw === undefined) throw new UsageError("--endpoint <url> is required", command);
+  if (!URL.canParse(raw) || raw.length > LIMITS.pushEndpointLength) {
+    throw new UsageError(
+      `--endpoint must be a URL of at most ${LIMITS.pushEndpointLength} characters, not ${JSON.stringify(raw)}`,
+      command,
+    );
+  }
+  return raw;
+}
+
+/** A subscription key as a distributor gives it: base64url, padded or not. */
+function base64url(raw: string | undefined, what: string, command: CommandName): string {
+  if (raw === undefined) throw new UsageError(`${what} is required`, command);
+  if (!/^[A-Za-z0-9_-]{1,256}={0,2}$/.test(raw)) {
+    throw new UsageError(`${what} must be base64url, not ${JSON.stringify(raw)}`, command);
+  }
+  return raw;
 }

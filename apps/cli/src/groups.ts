@@ -35,6 +35,7 @@ const VALUE_OPTIONS = new Set(
     "dir port to peer lanes chunk-bytes",
     "url watch interval log-key vrf-key log name host",
     "from",
+    "endpoint p256dh auth",
   ].flatMap((names) => names.split(" ").map((name) => `--${name}`)),
 );
 

@@ -149,6 +149,18 @@ export function trustReport(result: TrustResult): Report {
   return { json: { ...result }, text };
 }
 
+export function pushSubscribedReport(endpoint: string): Report {
+  return { json: { ok: true, endpoint }, text: `subscribed ${endpoint}` };
+}
+
+export function pushUnsubscribedReport(removed: boolean): Report {
+  return { json: { ok: true, removed }, text: removed ? "unsubscribed" : "no such subscription" };
+}
+
+export function pushVapidReport(publicKey: string): Report {
+  return { json: { publicKey }, text: publicKey };
+}
+
 /** A problem on stderr: `{"error"|"warning": code, "message"}` with --json, else one sentence. */
 export function problemLine(
   kind: "error" | "warning",

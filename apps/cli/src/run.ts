@@ -20,6 +20,9 @@ import {
   keysReport,
   ktReport,
   problemLine,
+  pushSubscribedReport,
+  pushUnsubscribedReport,
+  pushVapidReport,
   safetyNumberReport,
   sentReport,
   sessionReport,
@@ -184,6 +187,23 @@ async function runCommand(args: CommandArgs, context: ListenContext): Promise<nu
       break;
     case "whoami":
       print(identityReport(await client.whoami()));
+      break;
+    case "push subscribe": {
+      const subscription = {
+        endpoint: args.endpoint,
+        keys: { p256dh: args.p256dh, auth: args.auth },
+      };
+      await progress("subscribing", client.subscribePush(subscription));
+      print(pushSubscribedReport(args.endpoint));
+      break;
+    }
+    case "push unsubscribe": {
+      const { removed } = await progress("unsubscribing", client.unsubscribePush(args.endpoint));
+      print(pushUnsubscribedReport(removed));
+      break;
+    }
+    case "push vapid":
+      print(pushVapidReport(await progress("asking the server", client.pushVapidKey())));
       break;
     case "send": {
       const sent = withRegistrationHint(

@@ -47,6 +47,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     app.all(ROUTES.inboxDepositBatch.path, featureDisabled("the inbox relay"));
     app.all("/v1/bridge/*", featureDisabled("the inbox relay"));
   }
+  if (!config.inbox.enabled) app.all("/v1/push/*", featureDisabled("the inbox relay"));
+  else if (!config.push.enabled) app.all("/v1/push/*", featureDisabled("Web Push wake-ups"));
   registerObserverRoutes(app, services, {
     kt: ktLog
       ? () =>

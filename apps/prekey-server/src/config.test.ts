@@ -20,6 +20,13 @@ describe("loadConfig", () => {
         presenceHeartbeatMs: 10000,
         presenceExpiryMs: 30000,
       },
+      push: {
+        enabled: true,
+        vapidKey: undefined,
+        contact: undefined,
+        allowPrivateEndpoints: false,
+        coalesceMs: 30000,
+      },
       http: {
         headersTimeoutMs: 10000,
         requestTimeoutMs: 60000,
@@ -135,6 +142,39 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ SVC_HEADERS_TIMEOUT_MS: "999" })).toThrow(
       /SVC_HEADERS_TIMEOUT_MS: must be at least 1000/,
     );
+  });
+
+  it("reads the Web Push settings and refuses bad ones", () => {
+    const config = loadConfig({
+      SVC_PUSH: "off",
+      SVC_PUSH_VAPID_KEY: "q1n3yXh3cVw0cF9YyN8bC4sG3LQ3rH1eW2QXsZ9e0bY",
+      SVC_PUSH_CONTACT: "mailto:ops@example.org",
+      SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: "on",
+      SVC_PUSH_COALESCE_MS: "0",
+    });
+    expect(config.push).toEqual({
+      enabled: false,
+      vapidKey: "q1n3yXh3cVw0cF9YyN8bC4sG3LQ3rH1eW2QXsZ9e0bY",
+      contact: "mailto:ops@example.org",
+      allowPrivateEndpoints: true,
+      coalesceMs: 0,
+    });
+    expect(loadConfig({ SVC_PUSH_CONTACT: "https://example.org/ops" }).push.contact).toBe(
+      "https://example.org/ops",
+    );
+    expect(() => loadConfig({ SVC_PUSH_CONTACT: "ops@example.org" })).toThrow(
+      /SVC_PUSH_CONTACT: must be a mailto: or https: URL/,
+    );
+    expect(() => loadConfig({ SVC_PUSH_CONTACT: "http://example.org" })).toThrow(
+      /SVC_PUSH_CONTACT: must be a mailto: or https: URL/,
+    );
+    expect(() =>
+      loadConfig({ SVC_PUSH_VAPID_KEY: "q1n3yXh3cVw0cF9YyN8bC4sG3LQ3rH1eW2QXsZ9e0bY=" }),
+    ).toThrow(/SVC_PUSH_VAPID_KEY: must be the base64url of a 32-byte P-256 private key/);
+    expect(() => loadConfig({ SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: "yes" })).toThrow(
+      /SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: must be on or off/,
+    );
+    expect(() => loadConfig({ SVC_PUSH_COALESCE_MS: "-1" })).toThrow(/SVC_PUSH_COALESCE_MS/);
   });
 
   it("treats empty variables as unset", () => {

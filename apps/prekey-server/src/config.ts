@@ -27,6 +27,19 @@ export interface HttpTimeouts {
   maxConnections: number | undefined;
 }
 
+/** Web Push wake-ups (see docs/configuration.md). */
+export interface PushConfig {
+  enabled: boolean;
+  /** Base64url of the VAPID private scalar; undefined: generated into the data directory. */
+  vapidKey: string | undefined;
+  /** The VAPID JWT's `sub`: a mailto: or https: URL; undefined: no `sub`. */
+  contact: string | undefined;
+  /** Take http endpoints and private, loopback and link-local addresses (tests, closed networks). */
+  allowPrivateEndpoints: boolean;
+  /** At most one wake-up per subscription in this many ms while the address has not fetched. */
+  coalesceMs: number;
+}
+
 export interface Config {
   host: string;
   port: number;
@@ -54,6 +67,7 @@ export interface Config {
     /** How long an instance's heartbeat may be silent before the others reap its presence. */
     presenceExpiryMs: number;
   };
+  push: PushConfig;
   http: HttpTimeouts;
   observerToken: string | undefined;
   rateLimit: RateLimitConfig;
@@ -95,6 +109,22 @@ const EnvSchema = v.object({
   SVC_KT_WITNESSES: v.optional(v.string()),
   SVC_KT_WITNESS_TIMEOUT_MS: wholeNumber(3000, 100, 60_000),
   SVC_INBOX: onOff("on"),
+  SVC_PUSH: onOff("on"),
+  SVC_PUSH_VAPID_KEY: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^[A-Za-z0-9_-]{43}$/, "must be the base64url of a 32-byte P-256 private key"),
+    ),
+  ),
+  SVC_PUSH_CONTACT: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^(mailto:[^\s]+|https:\/\/[^\s]+)$/, "must be a mailto: or https: URL"),
+      v.maxLength(255, "must be at most 255 characters"),
+    ),
+  ),
+  SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: onOff("off"),
+  SVC_PUSH_COALESCE_MS: wholeNumber(30_000, 0, 24 * 3600_000),
   SVC_OBSERVER_TOKEN: v.optional(
     v.pipe(v.string(), v.minLength(16, "must be at least 16 characters")),
   ),
@@ -161,6 +191,13 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       pruneIntervalMs: e.SVC_INBOX_PRUNE_INTERVAL_MS,
       presenceHeartbeatMs: e.SVC_PRESENCE_HEARTBEAT_MS,
       presenceExpiryMs: e.SVC_PRESENCE_EXPIRY_MS,
+    },
+    push: {
+      enabled: e.SVC_PUSH,
+      vapidKey: e.SVC_PUSH_VAPID_KEY,
+      contact: e.SVC_PUSH_CONTACT,
+      allowPrivateEndpoints: e.SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS,
+      coalesceMs: e.SVC_PUSH_COALESCE_MS,
     },
     http: {
       headersTimeoutMs: e.SVC_HEADERS_TIMEOUT_MS,

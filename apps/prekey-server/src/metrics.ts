@@ -41,6 +41,21 @@ export function createMetrics() {
       "Device list writes by outcome (written, conflict: not the next version, invalid: refused)",
       ["outcome"],
     ),
+    pushWakeUps: counter(
+      "svc_push_wakeups_total",
+      "Web Push wake-ups by outcome (sent, failed, coalesced, gone, dropped, refused)",
+      ["outcome"],
+    ),
+    pushSubscriptionChanges: counter(
+      "svc_push_subscription_changes_total",
+      "Web Push subscriptions added, renewed (same endpoint, new keys) and removed by their address",
+      ["change"],
+    ),
+    pushSubscriptions: sampledGauge(
+      metrics.registry,
+      "svc_push_subscriptions",
+      "Web Push subscriptions stored over all addresses, read at a scrape at most every 5 s",
+    ),
     kemPreKeysLeft: sampledGauge(
       metrics.registry,
       "svc_kem_prekeys_left",

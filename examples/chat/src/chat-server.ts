@@ -8,6 +8,8 @@ import { loadConfig, type RunningServer, startServer } from "@svc/prekey-server"
  * and from dist/ (pnpm chat) alike.
  */
 const PAGE_DIR = fileURLToPath(new URL("../src/page/", import.meta.url));
+/** The service worker's sources (wake-ups: see src/worker/sw.ts). */
+const WORKER = fileURLToPath(new URL("../src/worker/sw.ts", import.meta.url));
 
 export interface ChatServer {
   /** Where the page is: open it in two browser windows, one per person. */
@@ -23,23 +25,31 @@ export interface ChatServer {
 export async function startChatServer(
   env: Record<string, string | undefined>,
 ): Promise<ChatServer> {
-  const [html, script] = await Promise.all([
+  const [html, script, worker] = await Promise.all([
     readFile(`${PAGE_DIR}index.html`, "utf8"),
     bundleForBrowser(`${PAGE_DIR}main.ts`).then((bundle) => bundle.code),
+    bundleForBrowser(WORKER).then((bundle) => bundle.code),
   ]);
   const server = await startServer(loadConfig(env));
-  mountPage(server, html, script);
+  mountPage(server, { html, script, worker });
   return { url: `${server.url}/`, stop: () => server.stop() };
 }
 
 /**
- * Adds the page's two routes. It runs in the same task as startServer's return, before any
+ * Adds the page's three routes: the page, its script, and its service worker at the root, so
+ * that the worker's scope is the whole page. It runs in the same task as startServer's return, before any
  * request reaches the app: Hono's router accepts no route once it has matched one.
  */
-function mountPage(server: RunningServer, html: string, script: string): void {
+function mountPage(
+  server: RunningServer,
+  files: { html: string; script: string; worker: string },
+): void {
   const { app } = server.svc;
-  app.get("/", (c) => c.html(html));
-  app.get("/chat.js", (c) =>
-    c.body(script, 200, { "Content-Type": "text/javascript; charset=utf-8" }),
+  const javascript = { "Content-Type": "text/javascript; charset=utf-8" };
+  app.get("/", (c) => c.html(files.html));
+  app.get("/chat.js", (c) => c.body(files.script, 200, javascript));
+  // Checked for a new version on every registration, not kept from the HTTP cache.
+  app.get("/sw.js", (c) =>
+    c.body(files.worker, 200, { ...javascript, "Cache-Control": "no-cache" }),
   );
 }

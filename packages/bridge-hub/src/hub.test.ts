@@ -301,6 +301,32 @@ describe("presence", () => {
     ]);
   });
 
+  it("tells which addresses have a live push bridge here or on another instance", async () => {
+    const inner = inProcessAdapter();
+    const asked: string[][] = [];
+    const elsewhere: BridgeAdapter = {
+      ...inner,
+      async online(addresses) {
+        asked.push([...addresses]);
+        return new Set(addresses.filter((address) => address === "erin"));
+      },
+    };
+    const { hub } = await startHub(new MemorySource(), elsewhere);
+    const alice = hub.openBridge({
+      address: "alice",
+      since: 0,
+      transport: "ws",
+      sink: new RecordingSink(),
+    });
+    void hub.poll("carol", 0, 25_000);
+    expect(await hub.liveAmong(["alice", "carol", "erin"])).toEqual(new Set(["alice", "erin"]));
+    // The local count answers for alice; a long-poll does not make carol live.
+    expect(asked).toEqual([["carol", "erin"]]);
+    alice.close();
+    expect(await hub.liveAmong(["alice"])).toEqual(new Set());
+    expect(await hub.liveAmong([])).toEqual(new Set());
+  });
+
   it("never repeats a change that raced with the snapshot", async () => {
     let release: (() => void) | undefined;
     const inner = inProcessAdapter();

@@ -121,6 +121,18 @@ export class BridgeHub {
   }
 
   /**
+   * The addresses among `addresses` with a live SSE or WebSocket bridge on any instance: this
+   * instance's own count first, then the adapter's for the rest. Long-polls do not count.
+   */
+  async liveAmong(addresses: readonly string[]): Promise<Set<string>> {
+    const live = new Set(addresses.filter((address) => this.#local.has(address)));
+    const elsewhere = addresses.filter((address) => !live.has(address));
+    if (elsewhere.length === 0) return live;
+    for (const address of await this.#adapter.online(elsewhere)) live.add(address);
+    return live;
+  }
+
+  /**
    * The inbox committed `deposit` on this instance: this instance's bridges get it at once (see
    * PushBridge.offer), and the other instances are told unless its transaction did that.
    */

@@ -17,6 +17,12 @@ import { type ApiRouteName, createApi, type SvcApi } from "./api.js";
 import { ClientError } from "./errors.js";
 import { startTestServer } from "./test-support/server.js";
 
+/** A user agent's P-256 key and authentication secret: RFC 8291's example. */
+const RFC8291_KEYS = {
+  p256dh: "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4",
+  auth: "BTBZMqHH6r4Tts7J_aSIgg",
+};
+
 /** The JSON routes of the prekey server but the observer's: what SvcApi has a method for. */
 const API_ROUTES = (Object.keys(ROUTES) as RouteName[]).filter((name) => {
   const route: RouteContract = ROUTES[name];
@@ -87,7 +93,8 @@ describe("SvcApi", () => {
   });
 
   it("gets answers from the live server that validate against every route's schema", async () => {
-    const server = await startTestServer();
+    // A push endpoint on this machine: accepted only with private endpoints allowed.
+    const server = await startTestServer({ SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS: "on" });
     const answers = new Map<ApiRouteName, unknown>();
     const recording: typeof fetch = async (input, init) => {
       const response = await fetch(input, init);
@@ -160,6 +167,17 @@ describe("SvcApi", () => {
     expect(poll.envelopes[0]).toMatchObject({ from: "bob@example.com:1", msgId: msgIdOf(bytes) });
     await api.inboxAck("alice@example.com:1", msgIdOf(bytes), key);
     await api.inboxAck("alice@example.com:1", msgIdOf(more), key);
+    const { publicKey } = await api.pushVapid();
+    const endpoint = "http://127.0.0.1:9/push/alice";
+    await api.pushSubscribe(
+      { address: "alice@example.com:1", subscription: { endpoint, keys: RFC8291_KEYS } },
+      key,
+    );
+    expect(await api.pushUnsubscribe({ address: "alice@example.com:1", endpoint }, key)).toEqual({
+      ok: true,
+      removed: true,
+    });
+    expect(publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
     await api.inboxUnregister("alice@example.com:1", key);
     await api.keysDelete("alice@example.com:1", key);
 

@@ -148,6 +148,20 @@ export interface SvcApi {
   ): Promise<ApiAnswer<"bridgePoll">>;
   /** A signed URL of the SSE (`stream`) or WebSocket (`ws`, ws:/wss: scheme) bridge; valid 5 minutes. */
   bridgeUrl(kind: "stream" | "ws", query: BridgeQueryFields, key: SigningKey): string;
+  /** The server's VAPID public key; 404 SvcError SVC_FEATURE_DISABLED when push is off. */
+  pushVapid(options?: CallOptions): Promise<ApiAnswer<"pushVapid">>;
+  /** Adds (or renews) a Web Push subscription of `fields.address`; `key` is its inbox key. */
+  pushSubscribe(
+    fields: ApiFields<"pushSubscribe">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"pushSubscribe">>;
+  /** Removes the subscription with `fields.endpoint`; `removed` is false when there was none. */
+  pushUnsubscribe(
+    fields: ApiFields<"pushUnsubscribe">,
+    key: SigningKey,
+    options?: CallOptions,
+  ): Promise<ApiAnswer<"pushUnsubscribe">>;
 }
 
 export interface BridgeQueryFields {
@@ -260,6 +274,9 @@ export function createApi(options: ApiOptions): SvcApi {
       const url = urlOf(options.server, route.path, signedQuery(kind, query, key));
       return kind === "ws" ? url.replace(/^http/, "ws") : url;
     },
+    pushVapid: (call) => get("pushVapid", undefined, undefined, call),
+    pushSubscribe: (fields, key, call) => write("pushSubscribe", undefined, fields, key, call),
+    pushUnsubscribe: (fields, key, call) => write("pushUnsubscribe", undefined, fields, key, call),
   };
 }
 

@@ -13,6 +13,7 @@ import {
   LIMITS,
   msgIdOf,
   type PreKeyBundleKeys,
+  type PushSubscriptionWire,
   parseLinkCode,
   SvcError,
   signDeviceList,
@@ -47,6 +48,7 @@ import {
   resolveOptions,
 } from "./options.js";
 import { addKemPreKeys, addOneTimePreKeys, kemEntry, kemLastResortPreKeyOf } from "./prekeys.js";
+import { pushEndpointArgument, pushSubscriptionArgument } from "./push.js";
 import { encryptOnActive, sessionOf, withNewSession } from "./sessions.js";
 import {
   currentSignedPreKey,
@@ -387,6 +389,44 @@ export class SvcClient {
       () => this.#subscriptions.delete(subscription),
     );
     return subscription;
+  }
+
+  /**
+   * The server's VAPID public key (base64url of the 65-byte uncompressed P-256 point): the
+   * `applicationServerKey` a browser subscribes with. SvcError SVC_FEATURE_DISABLED (404) when
+   * the server sends no wake-ups.
+   */
+  async pushVapidKey(): Promise<string> {
+    this.#checkOpen();
+    return (await this.api.pushVapid()).publicKey;
+  }
+
+  /**
+   * Asks the server to wake this address through `subscription` (a browser's
+   * PushSubscription.toJSON(), or a UnifiedPush distributor's endpoint and keys) whenever blobs
+   * arrive while no bridge is open; signed with the inbox key. The same endpoint again renews its
+   * keys. A TypeError when its shape is not the protocol's, before anything is sent; the server's
+   * refusals are SvcError (SVC_INVALID_PUSH_SUBSCRIPTION, SVC_PUSH_ENDPOINT_REFUSED,
+   * SVC_TOO_MANY_SUBSCRIPTIONS).
+   */
+  async subscribePush(subscription: PushSubscriptionWire): Promise<void> {
+    const checked = pushSubscriptionArgument(subscription);
+    const state = this.#requireState();
+    await this.api.pushSubscribe(
+      { address: state.address, subscription: checked },
+      this.#signingKey(),
+    );
+  }
+
+  /** Stops the wake-ups through `endpoint`; `removed` is false when there was no such subscription. */
+  async unsubscribePush(endpoint: string): Promise<{ removed: boolean }> {
+    const checked = pushEndpointArgument(endpoint);
+    const state = this.#requireState();
+    const { removed } = await this.api.pushUnsubscribe(
+      { address: state.address, endpoint: checked },
+      this.#signingKey(),
+    );
+    return { removed };
   }
 
   async keysStatus(): Promise<KeysStatus> {

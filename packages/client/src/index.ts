@@ -1,4 +1,4 @@
-export { SvcError } from "@svc/protocol";
+export { type PushSubscriptionWire, SvcError } from "@svc/protocol";
 export {
   type ApiAnswer,
   type ApiFields,

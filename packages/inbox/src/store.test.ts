@@ -124,6 +124,18 @@ describe("InboxStore deposits", () => {
     expect(await store.deposit(blob(3))).toMatchObject({ idempotent: false });
   });
 
+  it("counts the unexpired blobs pending for an address", async () => {
+    const { store, clock } = await setup();
+    expect(await store.pending(ALICE)).toBe(0);
+    await store.deposit(blob(1, { expiresAt: T0 + 61_000 }));
+    await store.deposit(blob(2));
+    await store.deposit(blob(3));
+    expect(await store.pending(ALICE)).toBe(3);
+    expect(await store.pending(BOB)).toBe(0);
+    clock.now = T0 + 61_000;
+    expect(await store.pending(ALICE)).toBe(2);
+  });
+
   it("queues a msgId anew once its earlier blob has expired", async () => {
     const { store, clock } = await setup();
     await store.deposit(blob(1, { expiresAt: 0 }));

@@ -66,6 +66,9 @@ const UNEXPIRED_AFTER = `select msg_id, ciphertext, sender, received_at, expires
   order by received_at
   limit $4::integer`;
 
+const PENDING = `select count(*) as pending from inbox_blobs
+  where address = $1::text and expires_at > $2::bigint`;
+
 interface QueuedRow {
   msg_id: string;
   ciphertext: Uint8Array;
@@ -166,6 +169,15 @@ export class InboxStore {
       nextCursor:
         rows.length > limit && last ? codec.encode(address, Number(last.received_at)) : null,
     };
+  }
+
+  /** Unexpired blobs queued for `address` (at most the quota). */
+  async pending(address: string): Promise<number> {
+    const [row] = await preparedRows<{ pending: number | string }>(this.#db, PENDING, [
+      address,
+      this.#options.now(),
+    ]);
+    return Number(row?.pending ?? 0);
   }
 
   /** Removes an unexpired blob; SVC_BLOB_NOT_FOUND when it is acknowledged or expired. */

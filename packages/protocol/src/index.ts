@@ -56,6 +56,7 @@ export * from "./schemas/inbox.js";
 export * from "./schemas/keys.js";
 export * from "./schemas/kt.js";
 export * from "./schemas/operations.js";
+export * from "./schemas/push.js";
 export { signBody, signedBody, signedBodyMessage } from "./signed-body.js";
 export {
   type BridgeKind,

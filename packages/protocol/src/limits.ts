@@ -11,6 +11,10 @@ export const LIMITS = {
   kemPreKeysQueued: 1000,
   /** Devices on one account's list. */
   devicesPerAccount: 16,
+  /** Web Push subscriptions kept per address (a new endpoint past this is refused). */
+  pushSubscriptionsPerAddress: 8,
+  /** Characters of a push subscription's endpoint URL. */
+  pushEndpointLength: 1024,
   /** Server default; configurable. */
   maxBlobBytes: 1024 * 1024,
   /** Server default; configurable. */

@@ -59,6 +59,13 @@ import {
   ReadyResponse,
 } from "./schemas/operations.js";
 import {
+  PushSubscribeBody,
+  PushSubscribeResponse,
+  PushUnsubscribeBody,
+  PushUnsubscribeResponse,
+  PushVapidResponse,
+} from "./schemas/push.js";
+import {
   ChunkAck,
   ControlResponse,
   ResumeState,
@@ -83,6 +90,7 @@ export type RouteTag =
   | "kt"
   | "inbox"
   | "bridge"
+  | "push"
   | "transfer";
 
 /**
@@ -162,6 +170,18 @@ const INBOX_SIGNED = [
   "SVC_TOO_LARGE",
   "SVC_FEATURE_DISABLED",
   ...SERVER,
+] as const;
+/** Push is off (SVC_PUSH=off) or the inbox is: 404 SVC_FEATURE_DISABLED. */
+const PUSH = ["SVC_FEATURE_DISABLED", "SVC_RATE_LIMITED", ...SERVER] as const;
+/** Signed by the address's bound inbox key, like the inbox's own signed routes. */
+const PUSH_SIGNED = [
+  "SVC_BAD_REQUEST",
+  "SVC_INVALID_ADDRESS",
+  "SVC_BAD_SIGNATURE",
+  "SVC_WRONG_KEY",
+  "SVC_STALE_SIGNATURE",
+  "SVC_TOO_LARGE",
+  ...PUSH,
 ] as const;
 const BRIDGE = [
   "SVC_BAD_REQUEST",
@@ -441,6 +461,40 @@ export const ROUTES = {
       ...SERVER,
     ],
     errorMembers: { SVC_DEVICE_LIST_CONFLICT: { currentVersion: v.number() } },
+  },
+  pushVapid: {
+    method: "GET",
+    path: "/v1/push/vapid",
+    tag: "push",
+    summary: "The server's VAPID public key, for a browser's or distributor's push subscription.",
+    auth: "anonymous",
+    response: PushVapidResponse,
+    errors: PUSH,
+  },
+  pushSubscribe: {
+    method: "POST",
+    path: "/v1/push/subscriptions",
+    tag: "push",
+    summary: "Add (or renew) a Web Push subscription that wakes an address when blobs arrive.",
+    auth: "signed-body",
+    body: PushSubscribeBody,
+    response: PushSubscribeResponse,
+    errors: [
+      ...PUSH_SIGNED,
+      "SVC_INVALID_PUSH_SUBSCRIPTION",
+      "SVC_PUSH_ENDPOINT_REFUSED",
+      "SVC_TOO_MANY_SUBSCRIPTIONS",
+    ],
+  },
+  pushUnsubscribe: {
+    method: "DELETE",
+    path: "/v1/push/subscriptions",
+    tag: "push",
+    summary: "Remove an address's Web Push subscription by its endpoint.",
+    auth: "signed-body",
+    body: PushUnsubscribeBody,
+    response: PushUnsubscribeResponse,
+    errors: PUSH_SIGNED,
   },
   ktVrf: {
     method: "GET",

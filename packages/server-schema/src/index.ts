@@ -4,6 +4,7 @@ import { devicesMigrations } from "@svc/devices";
 import { inboxMigrations } from "@svc/inbox";
 import { ktLogMigrations } from "@svc/kt-log";
 import { prekeysMigrations } from "@svc/prekeys";
+import { pushMigrations } from "@svc/push";
 
 /**
  * Every table the server uses, by owning package, in the order openStorage applies them. No
@@ -16,4 +17,5 @@ export const migrations: readonly PackageMigrations[] = [
   ktLogMigrations,
   bridgeHubMigrations,
   devicesMigrations,
+  pushMigrations,
 ];

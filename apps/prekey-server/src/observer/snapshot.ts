@@ -1,5 +1,6 @@
 import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
 import { identities, oneTimePrekeys } from "@svc/prekeys";
+import { createPushSubscriptions } from "@svc/push";
 import { count, gt, sql } from "drizzle-orm";
 import type { Services } from "../services.js";
 
@@ -16,7 +17,8 @@ export const SERVICE_VERSION = "4.7.0";
 /** The observer snapshot: every figure read from the database or from the live metrics. */
 export async function readSnapshot(services: Services, sources: ObserverSources) {
   const { config, storage, metrics } = services;
-  const [ready, keys, inbox, kt, requests, rateLimited, pruneCycles, bridgesLive] =
+  const pushEnabled = config.inbox.enabled && config.push.enabled;
+  const [ready, keys, inbox, kt, requests, rateLimited, pruneCycles, bridgesLive, push] =
     await Promise.all([
       storage.ping().then(
         () => true,
@@ -31,6 +33,7 @@ export async function readSnapshot(services: Services, sources: ObserverSources)
       metrics.rateLimited.get(),
       metrics.pruneCycles.get(),
       metrics.bridgesLive.get(),
+      pushEnabled ? pushCounts(services) : undefined,
     ]);
   const byStatus: Record<string, number> = {};
   for (const { labels, value } of requests.values) {
@@ -52,6 +55,7 @@ export async function readSnapshot(services: Services, sources: ObserverSources)
     requests: { byStatus },
     rateLimited: rateLimited.values.reduce((sum, entry) => sum + entry.value, 0),
     pruneCycles: pruneCycles.values.reduce((sum, entry) => sum + entry.value, 0),
+    push: push ?? { enabled: false, subscriptions: 0, sent: 0, failed: 0, coalesced: 0 },
   };
 }
 
@@ -80,5 +84,21 @@ async function inboxCounts({ storage: { db }, now }: Services) {
     registrations: registrationRow?.n ?? 0,
     queuedBlobs: blobRow?.n ?? 0,
     queuedBytes: Number(blobRow?.bytes ?? 0),
+  };
+}
+
+async function pushCounts({ storage: { db }, metrics }: Services) {
+  const [subscriptions, wakeUps] = await Promise.all([
+    createPushSubscriptions(db).count(),
+    metrics.pushWakeUps.get(),
+  ]);
+  const outcome = (name: string) =>
+    wakeUps.values.find((entry) => entry.labels.outcome === name)?.value ?? 0;
+  return {
+    enabled: true,
+    subscriptions,
+    sent: outcome("sent"),
+    failed: outcome("failed"),
+    coalesced: outcome("coalesced"),
   };
 }

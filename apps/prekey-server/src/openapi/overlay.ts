@@ -28,14 +28,15 @@ Signed bodies (keys and inbox routes): \`signature\` is Ed25519 over the UTF-8 b
 RFC 8785 canonical JSON of the body without \`signature\`, plus \`"@method"\` (upper-case HTTP
 method) and \`"@path"\` (the request path as sent, without query). Every number in a signed body
 is a safe integer. Bodies may not contain members starting with \`@\`. \`signedAt\` outside
-now +-300000 ms is stale: 401 on keys and bridge routes, 409 on inbox routes.
+now +-300000 ms is stale: 401 on keys, bridge and push routes, 409 on inbox routes.
 The canonical form and test vectors are in \`docs/protocol.md\`.
 
 Errors: every error body is an ErrorResponse \`{name, code, message}\`; the codes are listed in
 \`x-error-codes\` below and in the ErrorResponse schema. Requests to an undocumented route are
 answered 404 with an ErrorResponse of code \`SVC_NOT_FOUND\` (see \`components/responses/UnknownRoute\`).
 Optional features answer 404 \`SVC_FEATURE_DISABLED\` on all their routes when switched off:
-key transparency (\`/v1/kt/*\`) and the inbox (\`/v1/inbox/*\` and \`/v1/bridge/*\`). The observer
+key transparency (\`/v1/kt/*\`), the inbox (\`/v1/inbox/*\`, \`/v1/bridge/*\` and \`/v1/push/*\`) and
+Web Push wake-ups (\`/v1/push/*\`, \`SVC_PUSH=off\`). The observer
 routes answer 404 when \`SVC_OBSERVER_TOKEN\` is not set.
 
 Rate-limit and quota rejections (429) carry \`Retry-After\` in whole seconds (>= 1).`;
@@ -49,6 +50,7 @@ export const TAGS: Record<RouteTag, string> = {
   inbox: "Inbox relay of opaque ciphertext blobs (only when the inbox is enabled).",
   bridge:
     'Push and poll delivery of queued envelopes, and the presence feed. Authenticated by signed\nquery parameters: `signature` is Ed25519 by the key bound to `address` through inbox\nregistration, over the RFC 8785 canonical JSON of `{address, kind, since, signedAt}` with\n`since` (absent = 0) and `signedAt` as integers; presence signs\n`{address, kind: "presence", watched, signedAt}` where `watched` is the JSON array of the\nnormalized watched addresses sorted ascending.',
+  push: 'Web Push wake-ups (RFC 8030, 8291, 8292; only when the inbox and `SVC_PUSH` are on). An address\nregisters the PushSubscription a browser or UnifiedPush distributor gives; after a deposit for it,\nwith no live SSE or WebSocket bridge, the server posts each subscription an encrypted\n`{"v":1,"pending":N}` (no sender, message or address), signed with the VAPID key of\n`GET /v1/push/vapid`, at most one per subscription per interval until the address fetches.\nSubscription changes are signed bodies by the address\'s bound inbox key, as the inbox\'s own.',
   observer: "Operator dashboard (only when `SVC_OBSERVER_TOKEN` is set; otherwise 404).",
   transfer:
     "Served by the RECEIVER-SIDE PEER, not by the prekey server. Documented here because clients\nare generated from the same interface. Error bodies are ErrorResponse; a 409 to a chunk carries\nthe lane's `lastSeqAcked` as well.",
@@ -65,9 +67,13 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SVC_INVALID_KEM_PREKEY:
     "An ML-KEM prekey (kemLastResortPreKey or an entry of kemPreKeys) is not a 1568-byte key with a 64-byte signature, or its signature does not verify with the identity signing key.",
   SVC_TOO_MANY_WATCHED: "A presence subscription watches more than 64 addresses.",
+  SVC_INVALID_PUSH_SUBSCRIPTION:
+    "A push subscription's keys are not a 65-byte uncompressed P-256 point (p256dh) and a 16-byte secret (auth) in base64url, or its expirationTime has passed.",
+  SVC_PUSH_ENDPOINT_REFUSED:
+    "A push endpoint is refused: not a URL, not https, or its host is or resolves to a loopback, private or link-local address (the message says which; SVC_PUSH_ALLOW_PRIVATE_ENDPOINTS=on lifts the last two).",
   SVC_BAD_SIGNATURE: "The request signature does not verify.",
   SVC_STALE_SIGNATURE:
-    "signedAt is outside now +-5 minutes (401 on keys, bridge and transfer routes, 409 on inbox routes).",
+    "signedAt is outside now +-5 minutes (401 on keys, bridge, push and transfer routes, 409 on inbox routes).",
   SVC_IDENTITY_MISMATCH: "A register names identity keys different from the stored ones.",
   SVC_WRONG_KEY: "Signed by a key other than the one bound to the address (or no key is bound).",
   SVC_UNAUTHORIZED:
@@ -87,6 +93,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   SVC_REPLAY: "A transfer chunk's seq is at or below the lane's lastSeqAcked.",
   SVC_OUT_OF_ORDER: "A transfer chunk's seq is above lastSeqAcked + 1.",
   SVC_INVALID_TRANSITION: "The transfer stream is not in a state that allows the request.",
+  SVC_TOO_MANY_SUBSCRIPTIONS:
+    "The address already keeps 8 push subscriptions (LIMITS.pushSubscriptionsPerAddress); renewing one of them (the same endpoint) is not counted twice.",
   SVC_DEVICE_LIST_CONFLICT:
     "The device list is not the version after the stored latest one (another device changed the list first, or a version was skipped); `currentVersion` is the stored latest version, 0 when the account has no list.",
   SVC_TOO_LARGE: "Body over the limit (maxBlobBytes, maxChunkBytes, request body limit).",
@@ -153,7 +161,8 @@ base64 root hash and the extension line \`indexRoot <base64>\`, signed by the op
 under the origin, followed by the cosignature/v1 lines the log's witnesses gave for that
 size. Format: docs/protocol.md (witnessed checkpoints).`,
   inboxRegister: `Signed with the key being bound. Re-registering with the bound key is \`{ok: true}\` again.`,
-  inboxUnregister: `Signed by the bound key; an address without registration is 401.`,
+  inboxUnregister: `Signed by the bound key; an address without registration is 401. Drops the address's
+queued blobs and push subscriptions.`,
   inboxDeposit: `Signed with the per-request \`senderPublicKey\`. Checks in order: size (413, before
 parsing; \`maxBlobBytes\`, default 1 MiB, counts decoded ciphertext bytes), schema (400),
 recipient registered (404), signature (401), freshness (409), msgId (409), leading byte
@@ -171,6 +180,17 @@ sends the deposits one by one (a repeat is idempotent). The body limit is one de
 8 KiB per further item: a batch carries at most one largest blob's worth of ciphertext.`,
   inboxFetch: `Signed by the bound key; an address without registration is 401.`,
   inboxAck: `Signed by the bound key; an address without registration is 401.`,
+  pushVapid: `Anonymous. \`publicKey\` is the base64url (no padding) of the 65-byte uncompressed P-256 VAPID
+public key: a browser's \`applicationServerKey\`. Every wake-up's \`Authorization: vapid t=<JWT>, k=<key>\` carries it.`,
+  pushSubscribe: `Signed by the address's bound inbox key (an address without inbox registration is 401).
+Checks in order: size (413), schema (400), address (400), signature (401), freshness (401),
+keys and expiry (400 \`SVC_INVALID_PUSH_SUBSCRIPTION\`), endpoint (400 \`SVC_PUSH_ENDPOINT_REFUSED\`:
+https only, and no host that is or resolves to a loopback, private or link-local address), count
+(409 \`SVC_TOO_MANY_SUBSCRIPTIONS\` past 8). \`keys\` members are base64url with or without padding;
+\`expirationTime\` (null or epoch ms) is taken from a browser's PushSubscription JSON. The same
+endpoint again replaces its keys.`,
+  pushUnsubscribe: `Signed by the address's bound inbox key. \`removed\` is false when the address had no
+subscription with that endpoint (idempotent).`,
   bridgeStream: `Delivers unexpired, unacknowledged blobs with \`receivedAt > since\` oldest first, then live
 ones, never missing or duplicating one across the hand-over. Each envelope is an SSE event
 named \`envelope\` with \`id:\` = receivedAt and \`data:\` = BridgeEnvelope JSON

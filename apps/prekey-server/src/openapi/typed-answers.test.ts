@@ -148,6 +148,32 @@ async function realAnswers(): Promise<{ served: string; answers: Answer[] }> {
   const msgId = msgIdOf(envelope(1));
   await record("/v1/inbox/{address}/{msgId}", "delete", inbox.ack(bob, owner, msgId));
   await record("/v1/inbox/{address}/{msgId}", "delete", inbox.ack(bob, owner, msgId));
+  await call("get", "/v1/push/vapid", "/v1/push/vapid");
+  const pushPath = "/v1/push/subscriptions";
+  const endpoint = "https://203.0.113.7/push/1";
+  const subscription = {
+    endpoint,
+    expirationTime: null,
+    keys: {
+      p256dh:
+        "BGsX0fLhLEJH-Lzm5WOkQPJ3A32BLeszoPShOUXYmMKWT-NC4v4af5uO5-tKfA-eFivOM1drMV7Oy7ZAaDe_UfU",
+      auth: "BwcHBwcHBwcHBwcHBwcHBw",
+    },
+  };
+  const push = (method: "POST" | "DELETE", fields: Record<string, unknown>) =>
+    inbox.send(
+      method,
+      pushPath,
+      inbox.signed(method, pushPath, { address: bob, ...fields }, owner),
+    );
+  await record(pushPath, "post", push("POST", { subscription }));
+  await record(
+    pushPath,
+    "post",
+    push("POST", { subscription: { ...subscription, endpoint: "http://x" } }),
+  );
+  await record(pushPath, "delete", push("DELETE", { endpoint }));
+  await record(pushPath, "delete", push("DELETE", { endpoint }));
   await record("/v1/inbox/register/{address}", "delete", inbox.unregister(bob, owner));
 
   await call("get", "/svc-observer/api/state", "/svc-observer/api/state", {

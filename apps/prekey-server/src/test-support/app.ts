@@ -15,13 +15,15 @@ export function testConfig(env: Record<string, string> = {}): Config {
     SVC_DATA_DIR: testDataDir,
     SVC_KT_SIGNING_KEY: TEST_KT_SIGNING_KEY,
     SVC_KT_VRF_KEY: TEST_KT_VRF_KEY,
+    SVC_PUSH_VAPID_KEY: TEST_PUSH_VAPID_KEY,
     ...env,
   });
 }
 
-/** Fixed operator and VRF keys, so test apps do not generate them in a data directory. */
+/** Fixed operator, VRF and VAPID keys, so test apps do not generate them in a data directory. */
 export const TEST_KT_SIGNING_KEY = "V+XgpeE5hfue6bhO6kWhHytw6TFPuGkMsskEfce1lI8=";
 export const TEST_KT_VRF_KEY = "dnJmLWtleS1vZi10aGUtdGVzdC1hcHBzLTMyYnl0ZXM=";
+export const TEST_PUSH_VAPID_KEY = "Q1E13e8LhSUimOzAzlaCzn2UBYHyHCkrmmw7kMNYGiQ";
 const testDataDir = join(tmpdir(), `svc-test-${process.pid}`);
 
 const cleanups: Array<() => Promise<void>> = [];

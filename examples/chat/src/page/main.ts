@@ -9,7 +9,9 @@ import { accountOf } from "@svc/protocol";
 import { type Conversation, History, type HistoryEntry } from "./history.js";
 import { idbStore } from "./idb-store.js";
 import { plainProblem } from "./plain-errors.js";
+import { isPostQuantum, receivedEntry } from "./received.js";
 import { renderConversations, renderMessage } from "./view.js";
+import { enableWakeUps } from "./wake-ups.js";
 
 /**
  * The chat page: one identity (a device) per address, its keys, sessions and history in
@@ -26,6 +28,7 @@ const page = {
   who: element("who", HTMLElement),
   me: element("me", HTMLElement),
   transport: element("transport", HTMLOutputElement),
+  push: element("push", HTMLOutputElement),
   banner: element("banner", HTMLElement),
   status: element("status", HTMLElement),
   dismiss: element("dismiss", HTMLButtonElement),
@@ -58,7 +61,6 @@ const TRANSPORT_NAMES: Record<TransportName, string> = {
 const OUTAGE_CODES = new Set(["NETWORK", "TIMEOUT", "SVC_UNAVAILABLE"]);
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** The identity open in this page, once one is. */
 interface Device {
@@ -141,8 +143,18 @@ async function start(input: string, how: Start): Promise<void> {
   page.linkDevice.hidden = accountOf(address) === undefined;
   page.chat.hidden = false;
   listen(device);
+  void offerWakeUps(client);
   await render();
   await showDevices(device, true);
+}
+
+/** Wake-ups for when the page is closed; the indicator says whether this browser has them. */
+async function offerWakeUps(client: SvcClient): Promise<void> {
+  page.push.hidden = false;
+  page.push.textContent = "wake-ups: setting up…";
+  const state = await enableWakeUps(client);
+  page.push.dataset.state = state.kind;
+  page.push.textContent = `wake-ups: ${state.words}`;
 }
 
 /**
@@ -202,20 +214,7 @@ async function withoutDelivery<T>(current: Device, task: () => Promise<T>): Prom
  * the history before it is acked (this returns), so a reload shows it, and shows it once.
  */
 async function receive(current: Device, message: ReceivedMessage): Promise<void> {
-  const peer = message.sent ? message.to : message.from;
-  const entry: HistoryEntry = {
-    id: message.msgId,
-    conversation: accountOf(peer) ?? peer,
-    direction: message.sent ? "out" : "in",
-    from: message.from,
-    to: message.to,
-    text: decoder.decode(message.plaintext),
-    at: message.receivedAt,
-    state: message.sent ? "sent" : "received",
-    sentCopy: message.sent === true,
-    postQuantum: await isPostQuantum(current.client, message.from),
-  };
-  await current.history.put(entry);
+  await current.history.put(await receivedEntry(current.client, message));
   await render();
 }
 
@@ -349,15 +348,6 @@ async function showDevices(current: Device, fetch: boolean): Promise<void> {
     paint(await current.client.deviceList(account));
   } catch (error) {
     showProblem(error, "your account");
-  }
-}
-
-/** Whether the session a message went over was set up with PQXDH (ML-KEM-1024 and X25519). */
-async function isPostQuantum(client: SvcClient, peer: string): Promise<boolean> {
-  try {
-    return (await client.session(peer)).postQuantum;
-  } catch {
-    return false;
   }
 }
 

@@ -50,4 +50,14 @@ export const ObserverSnapshot = v.object({
   requests: v.object({ byStatus: v.record(v.pipe(v.string(), v.regex(/^[1-5][0-9]{2}$/)), tally) }),
   rateLimited: tally,
   pruneCycles: tally,
+  /** Web Push wake-ups (absent from servers older than them); zeros when push is off. */
+  push: v.optional(
+    v.object({
+      enabled: v.boolean(),
+      subscriptions: tally,
+      sent: tally,
+      failed: tally,
+      coalesced: tally,
+    }),
+  ),
 });

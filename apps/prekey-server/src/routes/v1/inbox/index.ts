@@ -9,6 +9,14 @@ import { registerInboxFetch } from "./fetch.js";
 import { registerInboxRegister } from "./register.js";
 import { registerInboxUnregister } from "./unregister.js";
 
+/** What else an address's fetch and unregister touch (its push subscriptions). */
+export interface InboxHooks {
+  /** Awaited after the address fetched a page. */
+  fetched?(address: string): Promise<void>;
+  /** Awaited after the address was unregistered. */
+  unregistered?(address: string): Promise<void>;
+}
+
 /**
  * Mounts the inbox relay routes, its readiness probe and its expiry pruner. Returns the store, so
  * that bridges can read backlogs, bound keys and deposit events from it. `depositNotice`: the
@@ -18,6 +26,7 @@ export function registerInboxRoutes(
   app: Hono<AppEnv>,
   services: Services,
   depositNotice?: DepositNotice,
+  hooks: InboxHooks = {},
 ): InboxStore {
   const { quota, minTtlMs, maxTtlMs, pruneIntervalMs } = services.config.inbox;
   const store = new InboxStore({
@@ -49,8 +58,8 @@ export function registerInboxRoutes(
 
   // Literal paths first: /v1/inbox/register is not a deposit to an address named "register".
   registerInboxRegister(app, services, store);
-  registerInboxUnregister(app, services, store);
-  registerInboxFetch(app, services, store);
+  registerInboxUnregister(app, services, store, hooks);
+  registerInboxFetch(app, services, store, hooks);
   registerInboxDeposit(app, services, store);
   registerInboxDepositBatch(app, services, store);
   registerInboxAck(app, services, store);

@@ -19,18 +19,20 @@ export function requireAddressMember(value: string, field: string): void {
 
 /**
  * D6: fetch, ack and unregister are signed by the recipient's bound key. No registration means no
- * key to verify with: 401 like a wrong key. Then the signature (401), then freshness (409).
+ * key to verify with: 401 like a wrong key. Then the signature (401), then freshness (409 on the
+ * inbox's routes, 401 on others signed with the same key: `routes`).
  */
 export async function authenticateRecipient(
   services: Services,
-  store: InboxStore,
+  store: Pick<InboxStore, "bindingKey">,
   c: Context,
   body: Record<string, unknown> & { signedAt: number },
   address: string,
+  routes: "inbox" | "other" = "inbox",
 ): Promise<Uint8Array> {
   const boundKey = requireRecipientSignature(await store.bindingKey(address), (key) =>
     signedBodyValid(services.verifier, c, body, key),
   );
-  requireFresh(body.signedAt, services.now(), "inbox");
+  requireFresh(body.signedAt, services.now(), routes);
   return boundKey;
 }

@@ -1,0 +1,83 @@
+import type { BridgeHub } from "@svc/bridge-hub";
+import type { InboxStore } from "@svc/inbox";
+import { type PushSubscriptions, WakeUpDispatcher } from "@svc/push";
+import { type SendOptions, sendWebPush, type VapidKeys } from "@svc/web-push";
+import type { Services } from "../../../services.js";
+
+/** The Topic of every wake-up: a push service keeps only the latest one of a subscription. */
+export const WAKE_UP_TOPIC = "svc-wake";
+/** Most a closing server waits for the wake-up requests in flight. */
+const CLOSE_WAIT_MS = 2000;
+/** How long the subscriptions gauge keeps a count read from the database. */
+const GAUGE_CACHE_MS = 5000;
+
+export interface WakeUpSources {
+  subscriptions: PushSubscriptions;
+  inbox: Pick<InboxStore, "onDeposit" | "pending">;
+  hub: Pick<BridgeHub, "liveAmong">;
+  vapid: VapidKeys;
+}
+
+/**
+ * Wakes an address's subscriptions after each deposit this instance commits, off the request
+ * path (a deposit's answer never waits for it). Stops with the app: wake-ups not yet sent are
+ * dropped, and a retry's wait ends the send.
+ */
+export function startWakeUps(services: Services, sources: WakeUpSources): WakeUpDispatcher {
+  const { config, metrics, logger } = services;
+  let closed = false;
+  const sleeps = new Set<() => void>();
+  const options: SendOptions = {
+    vapid: sources.vapid,
+    subject: config.push.contact,
+    allowPrivate: config.push.allowPrivateEndpoints,
+    topic: WAKE_UP_TOPIC,
+    // A closing server abandons the retry: the send's promise is left unsettled, holding nothing.
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        if (closed) return;
+        const timer = setTimeout(() => {
+          sleeps.delete(stop);
+          resolve();
+        }, ms);
+        const stop = () => clearTimeout(timer);
+        sleeps.add(stop);
+      }),
+  };
+  const dispatcher = new WakeUpDispatcher({
+    subscriptions: sources.subscriptions,
+    liveAmong: (addresses) => sources.hub.liveAmong(addresses),
+    pending: (address) => sources.inbox.pending(address),
+    send: (target, plaintext) => sendWebPush(target, plaintext, options),
+    coalesceMs: config.push.coalesceMs,
+    now: services.now,
+    onOutcome: (outcome, count) => metrics.pushWakeUps.inc({ outcome }, count),
+    onError: (error) =>
+      logger.warn("push wake-up failed", {
+        error: error instanceof Error ? error.name : "unknown",
+      }),
+  });
+  const unsubscribe = sources.inbox.onDeposit((deposit) =>
+    dispatcher.depositCommitted(deposit.address),
+  );
+  metrics.pushSubscriptions.sampleWith(cached(() => sources.subscriptions.count(), GAUGE_CACHE_MS));
+  services.onClose(async () => {
+    unsubscribe();
+    closed = true;
+    for (const stop of sleeps) stop();
+    sleeps.clear();
+    await dispatcher.close(CLOSE_WAIT_MS);
+  });
+  return dispatcher;
+}
+
+/** `read`, answered from its last result for `ms` after each read. */
+function cached(read: () => Promise<number>, ms: number): () => Promise<number> {
+  let last: { value: number; at: number } | undefined;
+  return async () => {
+    const now = Date.now();
+    if (last !== undefined && now - last.at < ms) return last.value;
+    last = { value: await read(), at: now };
+    return last.value;
+  };
+}

@@ -1,0 +1,225 @@
+import type { PushTarget, SendOutcome } from "@svc/web-push";
+import type { PushSubscriptions, StoredSubscription } from "./subscriptions.js";
+import { wakeUpPlaintext } from "./wake-up.js";
+
+/** What became of a wake-up; `coalesced` and `dropped` ones were never sent. */
+export type WakeUpOutcome = "sent" | "failed" | "coalesced" | "gone" | "dropped" | "refused";
+
+export interface WakeUpDispatcherOptions {
+  subscriptions: PushSubscriptions;
+  /** The addresses among these with a live SSE or WebSocket bridge on any instance. */
+  liveAmong(addresses: readonly string[]): Promise<ReadonlySet<string>>;
+  /** Blobs queued for the address: the wake-up's `pending`. */
+  pending(address: string): Promise<number>;
+  /** One wake-up request, retries included; never throws (see @svc/web-push sendWebPush). */
+  send(target: PushTarget, plaintext: Uint8Array): Promise<Pick<SendOutcome, "outcome">>;
+  /** At most one wake-up per subscription in this many ms while the address has not fetched. */
+  coalesceMs: number;
+  now?: () => number;
+  /** Wake-up requests in flight at once. Default 64. */
+  maxInFlight?: number;
+  /** Deposits and requests waiting; past it a deposit's wake-up is dropped. Default 10,000. */
+  maxQueued?: number;
+  /** Counts each outcome (for the metrics). */
+  onOutcome?: (outcome: WakeUpOutcome, count: number) => void;
+  /** A storage failure while deciding or after a send; the dispatcher never throws. */
+  onError?: (error: unknown) => void;
+}
+
+interface Delivery {
+  subscription: StoredSubscription;
+  plaintext: Uint8Array;
+}
+
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+export const DEFAULT_MAX_QUEUED = 10_000;
+/** Addresses decided together: one statement of each kind serves them all. */
+const DECISION_BATCH = 256;
+
+/**
+ * Wakes the subscriptions of an address after a deposit, off the request path. Only the instance
+ * that took the deposit hears of it, so across instances a deposit causes at most one wake-up per
+ * subscription; nothing is sent while the address has a live bridge, and the claim of
+ * PushSubscriptions.claim coalesces wake-ups until the address fetches.
+ */
+export class WakeUpDispatcher {
+  readonly #options: WakeUpDispatcherOptions;
+  readonly #now: () => number;
+  readonly #maxInFlight: number;
+  readonly #maxQueued: number;
+  /** Addresses with a deposit not yet decided on (a second deposit meanwhile adds nothing). */
+  readonly #undecided = new Set<string>();
+  readonly #deliveries: Delivery[] = [];
+  readonly #idleWaiters = new Set<() => void>();
+  #deciding = false;
+  #inFlight = 0;
+  #closed = false;
+
+  constructor(options: WakeUpDispatcherOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.#maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.#maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
+    for (const [name, value] of [
+      ["coalesceMs", options.coalesceMs],
+      ["maxInFlight", this.#maxInFlight],
+      ["maxQueued", this.#maxQueued],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < (name === "coalesceMs" ? 0 : 1)) {
+        throw new RangeError(
+          `${name} must be a ${name === "coalesceMs" ? "non-negative" : "positive"} integer`,
+        );
+      }
+    }
+  }
+
+  /** A deposit for `address` committed on this instance. Returns at once. */
+  depositCommitted(address: string): void {
+    if (this.#closed || this.#undecided.has(address)) return;
+    if (this.#undecided.size + this.#deliveries.length >= this.#maxQueued) {
+      this.#count("dropped", 1);
+      return;
+    }
+    this.#undecided.add(address);
+    this.#decideSoon();
+  }
+
+  /** The address fetched its inbox: its next deposit wakes it without waiting out the interval. */
+  fetched(address: string): Promise<void> {
+    return this.#options.subscriptions.fetched(address);
+  }
+
+  /** Resolves once no deposit waits to be decided on and no wake-up is queued or in flight. */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.add(resolve));
+  }
+
+  /**
+   * Stops taking deposits and drops the wake-ups not yet sent (counted `dropped`); waits for the
+   * requests in flight at most `waitMs`, then leaves them to end on their own (their outcome
+   * touches no storage any more).
+   */
+  async close(waitMs = 2000): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const dropped = this.#undecided.size + this.#deliveries.length;
+    this.#undecided.clear();
+    this.#deliveries.length = 0;
+    if (dropped > 0) this.#count("dropped", dropped);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.idle(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, waitMs);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #decideSoon(): void {
+    if (this.#deciding || this.#undecided.size === 0 || this.#closed) return;
+    this.#deciding = true;
+    setImmediate(() => void this.#decide());
+  }
+
+  async #decide(): Promise<void> {
+    const batch = [...this.#undecided].slice(0, DECISION_BATCH);
+    for (const address of batch) this.#undecided.delete(address);
+    try {
+      await this.#claimAndQueue(batch);
+    } catch (error) {
+      this.#options.onError?.(error);
+    } finally {
+      this.#deciding = false;
+      this.#decideSoon();
+      this.#pump();
+      this.#settleIfIdle();
+    }
+  }
+
+  /** Which subscriptions of these addresses get a wake-up now; queues them. */
+  async #claimAndQueue(addresses: string[]): Promise<void> {
+    const { subscriptions } = this.#options;
+    const all = await subscriptions.ofAddresses(addresses);
+    if (all.length === 0) return;
+    const live = await this.#options.liveAmong([...new Set(all.map((s) => s.address))]);
+    const asleep = all.filter((s) => !live.has(s.address));
+    if (asleep.length === 0) return;
+    const targets = [...new Set(asleep.map((s) => s.address))];
+    const now = this.#now();
+    const expired = asleep.filter((s) => s.expiresAt !== null && s.expiresAt <= now).length;
+    if (expired > 0) await subscriptions.removeExpired(targets, now);
+    const claimed = await subscriptions.claim(targets, now, this.#options.coalesceMs);
+    const coalesced = asleep.length - expired - claimed.length;
+    if (coalesced > 0) this.#count("coalesced", coalesced);
+    if (claimed.length === 0) return;
+    const claimedAddresses = [...new Set(claimed.map((s) => s.address))];
+    const pending = new Map(
+      await Promise.all(
+        claimedAddresses.map(
+          async (address) => [address, await this.#options.pending(address)] as const,
+        ),
+      ),
+    );
+    if (this.#closed) {
+      this.#count("dropped", claimed.length);
+      return;
+    }
+    for (const subscription of claimed) {
+      const plaintext = wakeUpPlaintext(pending.get(subscription.address) ?? 0);
+      this.#deliveries.push({ subscription, plaintext });
+    }
+  }
+
+  #pump(): void {
+    while (!this.#closed && this.#inFlight < this.#maxInFlight) {
+      const delivery = this.#deliveries.shift();
+      if (delivery === undefined) return;
+      this.#inFlight++;
+      void this.#deliver(delivery).finally(() => {
+        this.#inFlight--;
+        this.#pump();
+        this.#settleIfIdle();
+      });
+    }
+  }
+
+  async #deliver({ subscription, plaintext }: Delivery): Promise<void> {
+    const { endpoint, p256dh, auth, address } = subscription;
+    let outcome: WakeUpOutcome;
+    try {
+      ({ outcome } = await this.#options.send({ endpoint, p256dh, auth }, plaintext));
+    } catch (error) {
+      this.#options.onError?.(error);
+      outcome = "failed";
+    }
+    if (outcome === "gone" && !this.#closed) {
+      try {
+        await this.#options.subscriptions.unsubscribe(address, endpoint);
+      } catch (error) {
+        this.#options.onError?.(error);
+      }
+    }
+    this.#count(outcome, 1);
+  }
+
+  #count(outcome: WakeUpOutcome, count: number): void {
+    this.#options.onOutcome?.(outcome, count);
+  }
+
+  #isIdle(): boolean {
+    return (
+      this.#undecided.size === 0 &&
+      !this.#deciding &&
+      this.#deliveries.length === 0 &&
+      this.#inFlight === 0
+    );
+  }
+
+  #settleIfIdle(): void {
+    if (!this.#isIdle()) return;
+    for (const resolve of this.#idleWaiters) resolve();
+    this.#idleWaiters.clear();
+  }
+}

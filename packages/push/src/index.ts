@@ -1,0 +1,16 @@
+export {
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUED,
+  WakeUpDispatcher,
+  type WakeUpDispatcherOptions,
+  type WakeUpOutcome,
+} from "./dispatcher.js";
+export { PushStoreError } from "./errors.js";
+export { pushMigrations, pushSubscriptions } from "./schema.js";
+export {
+  createPushSubscriptions,
+  type NewSubscription,
+  type PushSubscriptions,
+  type StoredSubscription,
+} from "./subscriptions.js";
+export { wakeUpPlaintext } from "./wake-up.js";

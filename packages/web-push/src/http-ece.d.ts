@@ -1,0 +1,9 @@
+// http_ece ships no types; the test endpoint uses its decrypt alone.
+declare module "http_ece" {
+  import type { ECDH } from "node:crypto";
+
+  export function decrypt(
+    buffer: Buffer,
+    params: { version: "aes128gcm"; privateKey: ECDH; authSecret: string },
+  ): Buffer;
+}

@@ -1,0 +1,3 @@
+import { svcProject } from "../../vitest.shared.ts";
+
+export default svcProject("web-push");
