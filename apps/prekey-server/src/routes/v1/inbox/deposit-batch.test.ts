@@ -90,8 +90,10 @@ describe("POST /v1/deposits", () => {
   });
 
   it("answers an item whose ciphertext is over the blob limit 413, as its route would", async () => {
-    const large = item(ALICE, 1);
-    large.body = { ...large.body, ciphertext: "A".repeat(8000) };
+    const large = {
+      address: ALICE,
+      body: { ...item(ALICE, 1).body, ciphertext: "A".repeat(8000) },
+    };
     const res = await client.depositBatch([large, item(ALICE, 2)]);
     const { results } = (await res.json()) as { results: Array<{ status: number; code?: string }> };
     expect(results.map((r) => [r.status, r.code])).toEqual([
