@@ -7,6 +7,7 @@ import { prekeysSuite } from "./keys/prekeys.js";
 import { ktSuite } from "./kt/kt.js";
 import { loadSuite } from "./load/load.js";
 import { memorySuite } from "./memory/memory.js";
+import { pushWakeUpsSuite } from "./push/deposit-wakeups.js";
 import { pushSuite } from "./push/push.js";
 import { ratchetSuite } from "./ratchet/ratchet.js";
 import { transferSuite } from "./transfer/transfer.js";
@@ -25,4 +26,5 @@ export const suites: Record<string, () => Promise<void>> = {
   load: loadSuite,
   memory: memorySuite,
   push: pushSuite,
+  "wake-ups": pushWakeUpsSuite,
 };

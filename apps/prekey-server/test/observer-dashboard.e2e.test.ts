@@ -47,6 +47,9 @@ describe.skipIf(browserSkipReason() !== undefined)("observer dashboard in Chromi
     await expect.poll(() => page.locator("#status").textContent()).toBe("Live");
     const connected = page.locator('[data-field="connectedAddresses"]');
     await expect.poll(() => connected.textContent()).toBe("0");
+    await expect
+      .poll(() => page.locator('[data-field="pushSubscriptions"]').textContent())
+      .toBe("0");
 
     const signedAt = Date.now();
     const signature = encodeBase64(

@@ -122,12 +122,15 @@ export class BridgeHub {
 
   /**
    * The addresses among `addresses` with a live SSE or WebSocket bridge on any instance: this
-   * instance's own count first, then the adapter's for the rest. Long-polls do not count.
+   * instance's own count first, then the adapter's for the rest, once this instance's own
+   * count of them is written (a bridge just closed here is not taken for one elsewhere).
+   * Long-polls do not count.
    */
   async liveAmong(addresses: readonly string[]): Promise<Set<string>> {
     const live = new Set(addresses.filter((address) => this.#local.has(address)));
     const elsewhere = addresses.filter((address) => !live.has(address));
     if (elsewhere.length === 0) return live;
+    await Promise.all(elsewhere.map((address) => this.#syncing.get(address)));
     for (const address of await this.#adapter.online(elsewhere)) live.add(address);
     return live;
   }

@@ -146,22 +146,29 @@ export class WakeUpDispatcher {
     const live = await this.#options.liveAmong([...new Set(all.map((s) => s.address))]);
     const asleep = all.filter((s) => !live.has(s.address));
     if (asleep.length === 0) return;
-    const targets = [...new Set(asleep.map((s) => s.address))];
     const now = this.#now();
-    const expired = asleep.filter((s) => s.expiresAt !== null && s.expiresAt <= now).length;
-    if (expired > 0) await subscriptions.removeExpired(targets, now);
-    const claimed = await subscriptions.claim(targets, now, this.#options.coalesceMs);
-    const coalesced = asleep.length - expired - claimed.length;
+    const { coalesceMs } = this.#options;
+    const expired = asleep.filter((s) => s.expiresAt !== null && s.expiresAt <= now);
+    if (expired.length > 0) {
+      await subscriptions.removeExpired([...new Set(expired.map((s) => s.address))], now);
+    }
+    // Those woken within the interval as read would lose the claim: it is asked for the others
+    // only, and their pending counts are read meanwhile.
+    const due = asleep.filter(
+      (s) =>
+        (s.expiresAt === null || s.expiresAt > now) &&
+        (s.wokenAt === null || s.wokenAt <= now - coalesceMs),
+    );
+    const targets = [...new Set(due.map((s) => s.address))];
+    const [claimed, pending] = await Promise.all([
+      subscriptions.claim(targets, now, coalesceMs),
+      Promise.all(
+        targets.map(async (address) => [address, await this.#options.pending(address)] as const),
+      ).then((entries) => new Map(entries)),
+    ]);
+    const coalesced = asleep.length - expired.length - claimed.length;
     if (coalesced > 0) this.#count("coalesced", coalesced);
     if (claimed.length === 0) return;
-    const claimedAddresses = [...new Set(claimed.map((s) => s.address))];
-    const pending = new Map(
-      await Promise.all(
-        claimedAddresses.map(
-          async (address) => [address, await this.#options.pending(address)] as const,
-        ),
-      ),
-    );
     if (this.#closed) {
       this.#count("dropped", claimed.length);
       return;

@@ -79,8 +79,10 @@ describe.each(kinds)("push subscriptions on %s", (kind) => {
       subscription(1).endpoint,
     ]);
     expect(await subs.claim([ALICE], 2000, 30_000)).toEqual([]);
+    expect((await subs.ofAddresses([ALICE]))[0]?.wokenAt).toBe(1000);
     expect(await subs.claim([ALICE], 31_000, 30_000)).toHaveLength(1);
     await subs.fetched(ALICE);
+    expect((await subs.ofAddresses([ALICE]))[0]?.wokenAt).toBeNull();
     expect(await subs.claim([ALICE], 31_001, 30_000)).toHaveLength(1);
     // Renewal (new keys) wakes at once too.
     await subs.subscribe(ALICE, subscription(1, 7), { now: 31_002, max: 8 });

@@ -20,6 +20,8 @@ export interface NewSubscription {
 export interface StoredSubscription extends PushTarget {
   address: string;
   expiresAt: number | null;
+  /** When its last wake-up was claimed; null: none since the address last fetched. */
+  wokenAt: number | null;
 }
 
 export interface PushSubscriptions {
@@ -58,13 +60,16 @@ export interface PushSubscriptions {
 
 type Row = typeof pushSubscriptions.$inferSelect;
 
-function stored(row: Pick<Row, "address" | "endpoint" | "p256dh" | "auth" | "expiresAt">) {
+function stored(
+  row: Pick<Row, "address" | "endpoint" | "p256dh" | "auth" | "expiresAt" | "wokenAt">,
+): StoredSubscription {
   return {
     address: row.address,
     endpoint: row.endpoint,
     p256dh: plainBytes(row.p256dh),
     auth: plainBytes(row.auth),
     expiresAt: row.expiresAt === null ? null : Number(row.expiresAt),
+    wokenAt: row.wokenAt === null ? null : Number(row.wokenAt),
   };
 }
 
@@ -74,6 +79,7 @@ const STORED_COLUMNS = {
   p256dh: pushSubscriptions.p256dh,
   auth: pushSubscriptions.auth,
   expiresAt: pushSubscriptions.expiresAt,
+  wokenAt: pushSubscriptions.wokenAt,
 };
 
 export function createPushSubscriptions(db: Database): PushSubscriptions {

@@ -1,5 +1,6 @@
 import { inboxBlobs, inboxRegistrations } from "@svc/inbox";
 import { identities, oneTimePrekeys } from "@svc/prekeys";
+import { pushSubscriptions } from "@svc/push";
 import { jsonRequest, registerBody, testIdentity } from "@svc/test-client";
 import { describe, expect, it } from "vitest";
 import { createTestApp } from "../test-support/app.js";
@@ -64,6 +65,17 @@ describe("observer access", () => {
 });
 
 describe("observer snapshot", () => {
+  it("shows push as off with SVC_PUSH=off", async () => {
+    const { app } = await createTestApp({ ...env, SVC_PUSH: "off" });
+    expect((await snapshot(app)).push).toEqual({
+      enabled: false,
+      subscriptions: 0,
+      sent: 0,
+      failed: 0,
+      coalesced: 0,
+    });
+  });
+
   it("reads every figure from real state", async () => {
     let now = 1_000_000;
     const svc = await createTestApp(env, { now: () => now });
@@ -81,6 +93,7 @@ describe("observer snapshot", () => {
       bridges: { sse: 0, ws: 0, poll: 0, connectedAddresses: 0, presenceSubscriptions: 0 },
       rateLimited: 0,
       pruneCycles: 0,
+      push: { enabled: true, subscriptions: 0, sent: 0, failed: 0, coalesced: 0 },
     });
 
     now += 5000;
@@ -123,6 +136,17 @@ describe("observer snapshot", () => {
     services.metrics.bridgesLive.set({ transport: "ws" }, 1);
     services.metrics.rateLimited.inc({ route: "/v1/keys/bundle/:address", limit: "ip" });
     services.metrics.pruneCycles.inc();
+    await db.insert(pushSubscriptions).values({
+      address: "bob",
+      endpoint: "https://203.0.113.7/push",
+      p256dh: key(9, 65),
+      auth: key(10, 16),
+      createdAt: now,
+      updatedAt: now,
+    });
+    services.metrics.pushWakeUps.inc({ outcome: "sent" }, 3);
+    services.metrics.pushWakeUps.inc({ outcome: "coalesced" });
+    services.metrics.pushWakeUps.inc({ outcome: "gone" });
 
     const after = await snapshot(app);
     expect(after.uptimeMs).toBe(5000);
@@ -136,6 +160,13 @@ describe("observer snapshot", () => {
     expect(after.bridges).toMatchObject({ sse: 2, ws: 1, poll: 0 });
     expect(after.rateLimited).toBe(1);
     expect(after.pruneCycles).toBe(1);
+    expect(after.push).toEqual({
+      enabled: true,
+      subscriptions: 1,
+      sent: 3,
+      failed: 0,
+      coalesced: 1,
+    });
     expect(after.requests.byStatus["200"]).toBeGreaterThanOrEqual(1);
   });
 
