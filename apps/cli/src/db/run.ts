@@ -7,6 +7,7 @@ import { ServerTablesMissing, serverTables } from "./server-tables.js";
 /** The prekey server's KT key files in its SVC_DATA_DIR, which the database does not hold. */
 const KT_KEY_FILE = "kt-signing-key";
 const KT_VRF_KEY_FILE = "kt-vrf-key";
+const VAPID_KEY_FILE = "push-vapid-key";
 
 /** The usage of `svc db` (name "svc db") or of its alias `svc-db`. */
 export const dbUsage = (
@@ -22,9 +23,10 @@ to this version, as starting the server on it would).
   --to     the target (default $DATABASE_URL)
   --json   one JSON object on stdout; an error as {"error":"<code>","message":"…"} on stderr
 
-The KT keys are not in the database: the server on PostgreSQL needs the same signing and VRF
-keys, as SVC_KT_SIGNING_KEY and SVC_KT_VRF_KEY or as <data dir>/${KT_KEY_FILE} and
-<data dir>/${KT_VRF_KEY_FILE}.
+The server's keys are not in the database: the server on PostgreSQL needs the same KT signing and
+VRF keys, as SVC_KT_SIGNING_KEY and SVC_KT_VRF_KEY or as <data dir>/${KT_KEY_FILE} and
+<data dir>/${KT_VRF_KEY_FILE}, and the same VAPID key (SVC_PUSH_VAPID_KEY or
+<data dir>/${VAPID_KEY_FILE}), or every stored push subscription stops working.
 
 exit status: 0 moved, 1 failed (nothing committed; also when the prekey server's tables,
              @svc/server-schema, are not installed beside svc), 2 usage error,
@@ -74,7 +76,7 @@ export async function runDbCli(
       for (const table of report) io.stdout(`${table.table}: ${table.rows} rows`);
       io.stdout(`moved ${rows} rows in ${report.length} tables from ${args.from} to ${to}`);
       io.stdout(
-        `start the server there with the same KT keys: SVC_KT_SIGNING_KEY and SVC_KT_VRF_KEY, or ${join(args.from, KT_KEY_FILE)} and ${join(args.from, KT_VRF_KEY_FILE)} under its SVC_DATA_DIR`,
+        `start the server there with the same keys: SVC_KT_SIGNING_KEY, SVC_KT_VRF_KEY and SVC_PUSH_VAPID_KEY, or ${join(args.from, KT_KEY_FILE)}, ${join(args.from, KT_VRF_KEY_FILE)} and ${join(args.from, VAPID_KEY_FILE)} under its SVC_DATA_DIR`,
       );
     }
     return EXIT.ok;
