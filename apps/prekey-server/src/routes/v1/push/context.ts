@@ -1,7 +1,13 @@
+import { normalizeAddress } from "@svc/canonical";
+import { clientIp, readJsonBody } from "@svc/http";
 import type { InboxStore } from "@svc/inbox";
+import { parseRequest, SMALL_BODY_LIMIT } from "@svc/protocol";
 import type { PushSubscriptions } from "@svc/push";
 import type { VapidKeys } from "@svc/web-push";
+import type { Context } from "hono";
+import type * as v from "valibot";
 import type { Services } from "../../../services.js";
+import { authenticateRecipient, requireAddressMember } from "../inbox/recipient.js";
 
 export interface PushRoutes {
   services: Services;
@@ -26,4 +32,26 @@ export function createPushRateLimits(services: Services) {
       rate.registerPerIp,
     ),
   };
+}
+
+/**
+ * The checks both subscription routes begin with, in order: per-IP limit (429), size (413),
+ * schema (400), address (400), signature by the address's bound inbox key and freshness (401).
+ * The request and its normalized address.
+ */
+export async function signedPushRequest<
+  S extends v.GenericSchema<unknown, { address: string; signedAt: number }>,
+>(
+  c: Context,
+  routes: PushRoutes,
+  schema: S,
+): Promise<{ request: v.InferOutput<S>; address: string }> {
+  const { services, inbox, limits } = routes;
+  limits.changePerIp.consume(clientIp(c, services.config.trustProxy));
+  const body = await readJsonBody(c, SMALL_BODY_LIMIT);
+  const request = parseRequest(schema, body);
+  requireAddressMember(request.address, "address");
+  const address = normalizeAddress(request.address);
+  await authenticateRecipient(services, inbox, c, request, address, "other");
+  return { request, address };
 }

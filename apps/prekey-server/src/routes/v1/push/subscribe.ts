@@ -1,14 +1,4 @@
-import { normalizeAddress } from "@svc/canonical";
-import { clientIp, readJsonBody } from "@svc/http";
-import {
-  LIMITS,
-  PushSubscribeBody,
-  parseRequest,
-  ROUTES,
-  routePattern,
-  SMALL_BODY_LIMIT,
-  SvcError,
-} from "@svc/protocol";
+import { LIMITS, PushSubscribeBody, ROUTES, routePattern, SvcError } from "@svc/protocol";
 import {
   checkEndpoint,
   decodeSubscriptionKeys,
@@ -17,8 +7,7 @@ import {
 } from "@svc/web-push";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
-import { authenticateRecipient, requireAddressMember } from "../inbox/recipient.js";
-import type { PushRoutes } from "./context.js";
+import { type PushRoutes, signedPushRequest } from "./context.js";
 
 /**
  * POST /v1/push/subscriptions. Checks in order: per-IP limit (429), size (413), schema (400),
@@ -26,15 +15,10 @@ import type { PushRoutes } from "./context.js";
  * endpoint policy (400), count (409). The same endpoint again renews its keys.
  */
 export function registerSubscribeRoute(app: Hono<AppEnv>, routes: PushRoutes): void {
-  const { services, subscriptions, inbox, limits } = routes;
+  const { services, subscriptions } = routes;
   const { allowPrivateEndpoints } = services.config.push;
   app.on(ROUTES.pushSubscribe.method, routePattern(ROUTES.pushSubscribe), async (c) => {
-    limits.changePerIp.consume(clientIp(c, services.config.trustProxy));
-    const body = await readJsonBody(c, SMALL_BODY_LIMIT);
-    const request = parseRequest(PushSubscribeBody, body);
-    requireAddressMember(request.address, "address");
-    const address = normalizeAddress(request.address);
-    await authenticateRecipient(services, inbox, c, request, address, "other");
+    const { request, address } = await signedPushRequest(c, routes, PushSubscribeBody);
     const { endpoint, keys, expirationTime } = request.subscription;
     const now = services.now();
     let decoded: SubscriptionKeys;
