@@ -81,7 +81,8 @@ async function openClients(kind: Role, target: string, count: number): Promise<n
         held.push(socket);
         return;
       }
-      const req = get(target, { agent: false }, (res: IncomingMessage) => {
+      const headers = { accept: "text/event-stream" };
+      const req = get(target, { agent: false, headers }, (res: IncomingMessage) => {
         if (res.statusCode === 200) opened++;
         res.on("data", () => {});
         resolve();

@@ -22,6 +22,7 @@ import { percentile } from "../harness/measure.js";
 import { benchDatabaseUrl } from "../harness/postgres-url.js";
 import { type ServerProcess, startServerProcess } from "../harness/server-process.js";
 import { type BenchRow, printTable } from "../harness/table.js";
+import { type Nchan, nchanMissing, startNchan } from "./nchan.js";
 
 const DEPOSITS_PER_SECOND = 500;
 const LOAD_SECONDS = 6;
@@ -33,22 +34,36 @@ const LOAD_SECONDS = 6;
 const WARMUP_SECONDS = 6;
 const MAX_IN_FLIGHT = 64;
 const RECIPIENTS = 10;
-const IDLE_BRIDGES = Number(process.env.BENCH_IDLE_BRIDGES ?? 5000);
+const IDLE_BRIDGES = Number(process.env.BENCH_IDLE_BRIDGES ?? 4000);
+
+/** The peer of every row here: nchan, when Debian's nginx and libnginx-mod-nchan are installed. */
+const NCHAN = "nchan (memory only, one worker)";
 
 /**
  * Bridges: deposit-to-delivery latency over SSE and WebSocket at a fixed deposit rate (one
  * instance on the embedded database; one and two instances on PostgreSQL when one is
- * configured; every instance in a process of its own), and the resident memory per idle bridge,
- * beside a bare node:http event-stream server holding as many connections.
+ * configured; every instance in a process of its own) beside nchan's publish-to-event at the same
+ * rate, and the resident memory per idle bridge beside nchan's and a bare node:http event-stream
+ * server's, each holding as many connections.
  */
 export async function bridgesSuite(): Promise<void> {
+  const missing = nchanMissing();
+  if (missing) console.log(`\n(nchan rows skipped: ${missing})`);
+  const peer = missing ? undefined : NCHAN;
   const latency: BenchRow[] = [];
+  if (!missing) {
+    const nchan = await startNchan();
+    try {
+      latency.push(...(await nchanLatency(NCHAN, nchan)));
+    } finally {
+      await nchan.stop();
+    }
+  }
   const local = await startInstance();
   try {
     for (const transport of ["sse", "ws"] as const) {
-      latency.push(
-        ...(await deliveryLatency(`${transport}, one instance (PGlite)`, local, local, transport)),
-      );
+      const name = `${transport}, one instance (PGlite)`;
+      latency.push(...(await deliveryLatency(name, local, local, transport, peer)));
     }
   } finally {
     await local.stop();
@@ -59,14 +74,12 @@ export async function bridgesSuite(): Promise<void> {
     const b = await startInstance(databaseUrl);
     try {
       for (const transport of ["sse", "ws"] as const) {
-        latency.push(
-          ...(await deliveryLatency(`${transport}, one instance (PostgreSQL)`, a, a, transport)),
-        );
+        const name = `${transport}, one instance (PostgreSQL)`;
+        latency.push(...(await deliveryLatency(name, a, a, transport, peer)));
       }
       for (const transport of ["sse", "ws"] as const) {
-        latency.push(
-          ...(await deliveryLatency(`${transport}, A -> B via PostgreSQL`, a, b, transport)),
-        );
+        const name = `${transport}, A -> B via PostgreSQL`;
+        latency.push(...(await deliveryLatency(name, a, b, transport, peer)));
       }
     } finally {
       await a.stop();
@@ -76,11 +89,22 @@ export async function bridgesSuite(): Promise<void> {
   printTable(`bridges: deposit-to-delivery at ${DEPOSITS_PER_SECOND} deposits/s`, latency);
 
   const bare = "bare node:http SSE";
-  printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, [
-    await idleMemory(bare, "bare-server", "sse-clients"),
-    await idleMemory("SSE bridges (prekey server)", "app-server", "sse-clients", bare),
-    await idleMemory("WebSocket bridges (prekey server)", "app-server", "ws-clients", bare),
-  ]);
+  const memory = [await idleMemory(bare, await childServer("bare-server", "sse-clients"))];
+  if (!missing) memory.push(await idleMemory(NCHAN, await nchanServer(), bare));
+  const base = peer ?? bare;
+  memory.push(
+    await idleMemory(
+      "SSE bridges (prekey server)",
+      await childServer("app-server", "sse-clients"),
+      base,
+    ),
+    await idleMemory(
+      "WebSocket bridges (prekey server)",
+      await childServer("app-server", "ws-clients"),
+      base,
+    ),
+  );
+  printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, memory);
 }
 
 // ------------------------------------------------------------------ latency
@@ -107,48 +131,55 @@ async function register(base: string, address: string, owner: Party): Promise<vo
   if (res.status !== 200) throw new Error(`register answered ${res.status}: ${await res.text()}`);
 }
 
-async function deliveryLatency(
-  name: string,
-  depositTo: ServerProcess,
-  deliverFrom: ServerProcess,
-  transport: "sse" | "ws",
-): Promise<BenchRow[]> {
-  const run = `${transport}-${Date.now().toString(36)}`;
-  const owner = party("recipient");
-  const sender = party("sender");
-  const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `bench-${run}:${i}`);
-  for (const address of recipients) await register(depositTo.url, address, owner);
+/** What a delivery measurement publishes to and listens on. */
+interface DeliveryTarget {
+  /** Where the prepared requests go, on keep-alive sockets. */
+  publishTo: string;
+  /** Opens the listeners; each hands every event's data (JSON with a msgId) to `onData`. */
+  listen(onData: (json: string) => void): Promise<Array<() => void>>;
+  /** The n-th request, prepared before the clock runs. */
+  request(n: number): DepositRequest;
+}
 
+interface Delivered {
+  /** Request sent to event received, of each measured message that arrived, sorted. */
+  latencies: number[];
+  /** Request sent to answer received, of each measured request, sorted. */
+  answered: number[];
+  measured: number;
+  failed: number;
+  /** Seconds the measured part took, until the last event or the deadline. */
+  elapsed: number;
+  /** The rate the requests went out at, warm-up included. */
+  requestRate: number;
+}
+
+/**
+ * Requests at DEPOSITS_PER_SECOND, WARMUP_SECONDS of them unmeasured, then LOAD_SECONDS measured:
+ * each measured message timed from its request to its event on a listener.
+ */
+async function measureDelivery(target: DeliveryTarget): Promise<Delivered> {
   const sentAt = new Map<string, number>();
   const latencies: number[] = [];
-  /** Request to response of each measured deposit: the floor under its delivery. */
   const answered: number[] = [];
-  const onEnvelope = (json: string) => {
+  const onData = (json: string) => {
     const { msgId } = JSON.parse(json) as { msgId: string };
     const started = sentAt.get(msgId);
     if (started !== undefined) latencies.push(performance.now() - started);
   };
-  const bridges = await Promise.all(
-    recipients.map((address) =>
-      transport === "sse"
-        ? openSse(bridgeUrl(deliverFrom.url, "stream", owner, address), onEnvelope)
-        : openWs(bridgeUrl(deliverFrom.url, "ws", owner, address), onEnvelope),
-    ),
-  );
+  const listeners = await target.listen(onData);
   await new Promise((resolve) => setTimeout(resolve, 300));
 
-  const http = keepAliveSockets(depositTo.url, MAX_IN_FLIGHT);
+  const http = keepAliveSockets(target.publishTo, MAX_IN_FLIGHT);
   const warmup = DEPOSITS_PER_SECOND * WARMUP_SECONDS;
   const measured = DEPOSITS_PER_SECOND * LOAD_SECONDS;
   const total = warmup + measured;
-  // Signed ahead, so that the load generator's own work while the clock runs is sending and
+  // Prepared ahead, so that the load generator's own work while the clock runs is sending and
   // receiving: on two cores, its CPU would otherwise be taken from the server it measures.
-  const deposits = Array.from({ length: total }, (_, n) =>
-    depositRequest(recipients[n % RECIPIENTS] ?? "", sender, n),
-  );
+  const requests = Array.from({ length: total }, (_, n) => target.request(n));
   let inFlight = 0;
   let failed = 0;
-  // Counted, not kept: holding every deposit's promise until the end made each of the load
+  // Counted, not kept: holding every request's promise until the end made each of the load
   // generator's own young-generation collections copy them all (3 ms pauses inside the window).
   let settled = 0;
   let allSettled = () => {};
@@ -158,7 +189,7 @@ async function deliveryLatency(
   const send = async (n: number) => {
     const counted = n >= warmup;
     try {
-      const ms = await deposit(http, deposits[n] as DepositRequest, counted ? sentAt : undefined);
+      const ms = await publish(http, requests[n] as DepositRequest, counted ? sentAt : undefined);
       if (counted) answered.push(ms);
     } catch {
       if (counted) failed++;
@@ -179,34 +210,102 @@ async function deliveryLatency(
   }
   await done;
   http.close();
-  const depositRate = total / ((performance.now() - started) / 1000);
+  const requestRate = total / ((performance.now() - started) / 1000);
   const deadline = performance.now() + 10_000;
   while (latencies.length < measured - failed && performance.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const elapsed = (performance.now() - started) / 1000 - WARMUP_SECONDS;
-  for (const close of bridges) close();
+  for (const close of listeners) close();
   latencies.sort((x, y) => x - y);
   answered.sort((x, y) => x - y);
-  const depositsName = `  deposit answer, ${name}`;
+  return { latencies, answered, measured, failed, elapsed, requestRate };
+}
+
+/** A delivery row and, below it, the row of its requests' own round trips. */
+function deliveryRows(
+  name: string,
+  requestsName: string,
+  delivered: Delivered,
+  what: { requests: string; floor: string; baseline: string | undefined },
+): BenchRow[] {
+  const { latencies, answered, measured, failed, elapsed, requestRate } = delivered;
   return [
     {
       name,
       opsPerSec: latencies.length / elapsed,
       p50Ms: percentile(latencies, 0.5),
       p99Ms: percentile(latencies, 0.99),
-      baseline: depositsName,
+      baseline: what.baseline,
       compare: "p99Ms",
-      note: `${latencies.length}/${measured} delivered after ${WARMUP_SECONDS} s of warm-up, ${failed} deposits failed, deposits at ${Math.round(depositRate)}/s`,
+      note: `${latencies.length}/${measured} delivered after ${WARMUP_SECONDS} s of warm-up, ${failed} ${what.requests} failed, ${what.requests} at ${Math.round(requestRate)}/s`,
     },
     {
-      name: depositsName,
+      name: requestsName,
       opsPerSec: answered.length / elapsed,
       p50Ms: percentile(answered, 0.5),
       p99Ms: percentile(answered, 0.99),
-      note: "same run: the deposit's own HTTP round trip, the floor under its delivery",
+      note: `same run: ${what.floor}`,
     },
   ];
+}
+
+/** Deposits to RECIPIENTS addresses on `depositTo`, each with a bridge on `deliverFrom`. */
+async function deliveryLatency(
+  name: string,
+  depositTo: ServerProcess,
+  deliverFrom: ServerProcess,
+  transport: "sse" | "ws",
+  peer: string | undefined,
+): Promise<BenchRow[]> {
+  const run = `${transport}-${Date.now().toString(36)}`;
+  const owner = party("recipient");
+  const sender = party("sender");
+  const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `bench-${run}:${i}`);
+  for (const address of recipients) await register(depositTo.url, address, owner);
+  const delivered = await measureDelivery({
+    publishTo: depositTo.url,
+    listen: (onData) =>
+      Promise.all(
+        recipients.map((address) =>
+          transport === "sse"
+            ? openSse(bridgeUrl(deliverFrom.url, "stream", owner, address), onData)
+            : openWs(bridgeUrl(deliverFrom.url, "ws", owner, address), onData),
+        ),
+      ),
+    request: (n) => depositRequest(recipients[n % RECIPIENTS] ?? "", sender, n),
+  });
+  const depositsName = `  deposit answer, ${name}`;
+  return deliveryRows(name, depositsName, delivered, {
+    requests: "deposits",
+    floor: "the deposit's own HTTP round trip, the floor under its delivery",
+    baseline: peer ?? depositsName,
+  });
+}
+
+/** The same load on nchan: publishes to RECIPIENTS channels, each with an EventSource. */
+async function nchanLatency(name: string, nchan: Nchan): Promise<BenchRow[]> {
+  const channels = Array.from({ length: RECIPIENTS }, (_, i) => `bench-${i}`);
+  const delivered = await measureDelivery({
+    publishTo: nchan.url,
+    listen: (onData) =>
+      Promise.all(channels.map((channel) => openSse(nchan.subscribeUrl(channel), onData))),
+    request: (n) => {
+      const msgId = `${Date.now().toString(36)}-${n}`;
+      // The size of a deposit's envelope event: a 64-byte ciphertext in base64 and its names.
+      const padding = "x".repeat(160);
+      return {
+        msgId,
+        path: nchan.publishPath(channels[n % RECIPIENTS] ?? ""),
+        body: JSON.stringify({ msgId, padding }),
+      };
+    },
+  });
+  return deliveryRows(name, `  publish answer, ${name}`, delivered, {
+    requests: "publishes",
+    floor: "the publish request's own HTTP round trip",
+    baseline: undefined,
+  });
 }
 
 interface DepositRequest {
@@ -232,8 +331,8 @@ function depositRequest(address: string, sender: Party, n: number): DepositReque
   return { msgId, path, body: JSON.stringify(signedBodyBy(sender.signer, "POST", path, fields)) };
 }
 
-/** Sends a prepared deposit; answers its request-to-answer time. */
-async function deposit(
+/** Sends a prepared request (a deposit, a publish); answers its request-to-answer time. */
+async function publish(
   http: KeepAliveSockets,
   { msgId, path, body }: DepositRequest,
   sentAt: Map<string, number> | undefined,
@@ -241,14 +340,14 @@ async function deposit(
   const sent = performance.now();
   sentAt?.set(msgId, sent);
   const res = await send(http, { method: "POST", path, body });
-  if (res.status !== 200) throw new Error(`deposit answered ${res.status}`);
+  if (res.status < 200 || res.status > 299) throw new Error(`${path} answered ${res.status}`);
   return performance.now() - sent;
 }
 
 /** An SSE client on node:http (fetch's web streams would add their own cost to every event). */
 async function openSse(url: string, onData: (json: string) => void): Promise<() => void> {
   const res = await new Promise<IncomingMessage>((resolve, reject) =>
-    get(url, resolve).once("error", reject),
+    get(url, { headers: { accept: "text/event-stream" } }, resolve).once("error", reject),
   );
   if (res.statusCode !== 200) throw new Error(`stream answered ${res.statusCode}`);
   res.setEncoding("utf8");
@@ -312,45 +411,78 @@ function spawnChild(args: string[], flags: string[] = []) {
   return { child, next };
 }
 
+/** A server holding idle connections: where they go and how much memory it has. */
+interface HeldServer {
+  clientRole: "sse-clients" | "ws-clients";
+  /** What each connection opens. */
+  url: string;
+  /** Its resident set now, in bytes, read after a second of quiet. */
+  rss(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A server of bridges-child.ts; the prekey server gets an inbox address to hold bridges on. */
+async function childServer(
+  role: "app-server" | "bare-server",
+  clientRole: HeldServer["clientRole"],
+): Promise<HeldServer> {
+  const server = spawnChild([role], SERVER_FLAGS);
+  const { port } = await server.next();
+  const base = `http://127.0.0.1:${port}`;
+  let url = `${base}/idle`;
+  if (role === "app-server") {
+    const owner = party("idle");
+    await register(base, "bench:idle", owner);
+    url = bridgeUrl(base, clientRole === "ws-clients" ? "ws" : "stream", owner, "bench:idle");
+  }
+  return {
+    clientRole,
+    url,
+    async rss() {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      server.child.send("rss");
+      return (await server.next()).rss ?? 0;
+    },
+    async stop() {
+      await server.child.stop("SIGKILL");
+    },
+  };
+}
+
+/** nchan, its subscribers all on one channel (as the bridges are all of one address). */
+async function nchanServer(): Promise<HeldServer> {
+  const nchan = await startNchan();
+  return {
+    clientRole: "sse-clients",
+    url: nchan.subscribeUrl("idle"),
+    async rss() {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return nchan.residentBytes();
+    },
+    stop: () => nchan.stop(),
+  };
+}
+
 /**
  * Resident memory per idle connection: the growth of the server's RSS from FIRST_HELD held
  * connections to IDLE_BRIDGES held, per connection added. The note also gives the growth over
  * all of them, one-time costs included.
  */
-async function idleMemory(
-  name: string,
-  serverRole: "app-server" | "bare-server",
-  clientRole: "sse-clients" | "ws-clients",
-  baseline?: string,
-): Promise<BenchRow> {
-  const server = spawnChild([serverRole], SERVER_FLAGS);
+async function idleMemory(name: string, server: HeldServer, baseline?: string): Promise<BenchRow> {
   const clients: SpawnedProcess[] = [];
   try {
-    const { port } = await server.next();
-    const base = `http://127.0.0.1:${port}`;
-    let url = `${base}/idle`;
-    if (serverRole === "app-server") {
-      const owner = party("idle");
-      await register(base, "bench:idle", owner);
-      url = bridgeUrl(base, clientRole === "ws-clients" ? "ws" : "stream", owner, "bench:idle");
-    }
-    const rss = async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      server.child.send("rss");
-      return (await server.next()).rss ?? 0;
-    };
     const open = async (count: number) => {
-      const opener = spawnChild([clientRole, url, String(count)]);
+      const opener = spawnChild([server.clientRole, server.url, String(count)]);
       clients.push(opener.child);
       const started = performance.now();
       const { opened = 0 } = await opener.next();
       return { opened, perSecond: opened / ((performance.now() - started) / 1000) };
     };
-    const idle = await rss();
+    const idle = await server.rss();
     const first = await open(FIRST_HELD);
-    const held = await rss();
+    const held = await server.rss();
     const rest = await open(IDLE_BRIDGES - FIRST_HELD);
-    const full = await rss();
+    const full = await server.rss();
     const opened = first.opened + rest.opened;
     const overAll = (full - idle) / Math.max(opened, 1) / 1024;
     return {
@@ -363,6 +495,6 @@ async function idleMemory(
     };
   } finally {
     for (const client of clients) client.child.kill();
-    server.child.child.kill();
+    await server.stop();
   }
 }
