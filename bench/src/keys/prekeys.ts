@@ -15,8 +15,11 @@ import { benchDatabaseUrl } from "../harness/postgres-url.js";
 import { startServerProcess } from "../harness/server-process.js";
 import { type BenchRow, printTable } from "../harness/table.js";
 import { PrekeyQueues } from "./fill-queues.js";
+import { pgbenchBinary, pgbenchPop } from "./pgbench.js";
 
 const CONCURRENCY = 50;
+const PGBENCH_PREFIX = "pgbench";
+const PGBENCH_ROW = "pgbench pop (same statement)";
 const DURATION_MS = 5000;
 /** Rounds the bundle and pop rows alternate over (DURATION_MS in all for each row). */
 const ROUNDS = 5;
@@ -51,7 +54,7 @@ export async function prekeysSuite(): Promise<void> {
         });
         printTable(
           "prekeys: bundle fetch and register, PostgreSQL (server in its own process)",
-          await storageRows(child.url, storage, 200),
+          await storageRows(child.url, storage, 200, database.url),
         );
       } finally {
         await child.stop();
@@ -74,13 +77,23 @@ const SERVER_ENV = {
 
 /**
  * Rows for the server at `url`; the raw pop runs on `storage`, a pool of the same driver and size
- * on the server's database.
+ * on the server's database, and, given the database's URL (PostgreSQL), pgbench beside it.
  */
-async function storageRows(url: string, storage: Storage, addresses: number): Promise<BenchRow[]> {
+async function storageRows(
+  url: string,
+  storage: Storage,
+  addresses: number,
+  databaseUrl?: string,
+): Promise<BenchRow[]> {
   try {
     const client = new PrekeyQueues(overHttp(url));
     const fetchAddresses = await client.fill("fetch", addresses, KEYS_PER_ADDRESS);
     const popAddresses = await client.fill("pop", addresses, KEYS_PER_ADDRESS);
+    const pgbench = databaseUrl ? pgbenchBinary() : undefined;
+    if (databaseUrl && !pgbench) {
+      console.log("\n(pgbench row skipped: no pgbench; set PGBENCH or install postgresql-contrib)");
+    }
+    if (pgbench) await client.fill(PGBENCH_PREFIX, addresses, KEYS_PER_ADDRESS);
 
     let fetched = 0;
     let withPrekey = 0;
@@ -98,14 +111,41 @@ async function storageRows(url: string, storage: Storage, addresses: number): Pr
     // drift in the machine's speed (large on a shared two-core VM) cannot favour either row.
     const bundleRounds: LoadResult[] = [];
     const popRounds: LoadResult[] = [];
+    const pgbenchRounds: LoadResult[] = [];
     const load = { concurrency: CONCURRENCY, durationMs: DURATION_MS / ROUNDS };
     for (let round = 0; round < ROUNDS; round++) {
       bundleRounds.push(await runLoad(fetchBundle, load));
       popRounds.push(await runLoad(popOne, load));
+      if (pgbench && databaseUrl) {
+        pgbenchRounds.push(
+          await pgbenchPop(pgbench, databaseUrl, {
+            prefix: PGBENCH_PREFIX,
+            addresses,
+            clients: POOL_SIZE,
+            seconds: Math.max(1, Math.round(DURATION_MS / ROUNDS / 1000)),
+          }),
+        );
+      }
     }
     http.close();
     const bundles = median(bundleRounds);
     const pops = median(popRounds);
+    const pgbenchRows: BenchRow[] =
+      pgbenchRounds.length > 0
+        ? [
+            {
+              name: PGBENCH_ROW,
+              ...median(pgbenchRounds),
+              note: `PostgreSQL's own C client, ${POOL_SIZE} connections (the server's pool size), 2 threads, prepared; median of ${ROUNDS} rounds`,
+            },
+            {
+              name: "bundle fetch (HTTP) vs pgbench",
+              ...bundles,
+              baseline: PGBENCH_ROW,
+              note: "the bundle row again, compared with pgbench's pop (target >= 1.5x)",
+            },
+          ]
+        : [];
 
     const floor = await httpFloor();
 
@@ -127,6 +167,7 @@ async function storageRows(url: string, storage: Storage, addresses: number): Pr
         baseline: "SQL pop only (DELETE ... RETURNING)",
         note: `${CONCURRENCY} keep-alive clients; median of ${ROUNDS} rounds alternating with the pop; ${Math.round((withPrekey / fetched) * 100)}% carried a one-time prekey`,
       },
+      ...pgbenchRows,
       {
         name: "empty HTTP response (node:http)",
         ...floor,
