@@ -550,6 +550,7 @@ export const ROUTES = {
     response: DepositBatchResponse,
     errors: [
       "SVC_BAD_REQUEST",
+      "SVC_INVALID_ADDRESS",
       "SVC_DEVICE_LIST_CHANGED",
       "SVC_TOO_LARGE",
       "SVC_FEATURE_DISABLED",

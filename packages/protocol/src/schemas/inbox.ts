@@ -43,14 +43,14 @@ export const DeviceListVersion = v.strictObject(
       v.minValue(1, "version must be at least 1"),
     ),
   },
-  "a deviceLists entry carries only account and version",
+  "a deviceLists entry is {account, version} and nothing else",
 );
 
 /**
  * POST /v1/deposits: several deposits in one request (a send to an account's devices). Each item
  * is the body of POST /v1/inbox/{address}, signed for that route exactly as if sent alone.
  * `deviceLists`, optional: the device list versions the deposits' recipients were chosen from;
- * the server refuses the whole batch when one is not its latest.
+ * the server refuses the whole batch when one is not its latest, and one naming an account twice.
  */
 export const DepositBatchBody = v.strictObject(
   {
@@ -60,10 +60,6 @@ export const DepositBatchBody = v.strictObject(
         v.maxLength(
           LIMITS.depositsPerBatch,
           `at most ${LIMITS.depositsPerBatch} deviceLists entries per batch`,
-        ),
-        v.check(
-          (entries) => new Set(entries.map((entry) => entry.account)).size === entries.length,
-          "deviceLists names each account once",
         ),
       ),
     ),
