@@ -146,6 +146,12 @@ export interface KtVerification {
 
 /** How long a lookup that found no device list for an address stands. */
 const NO_LIST_REMEMBERED_MS = 60_000;
+/**
+ * How long a list read in this session is sent on without reading it again, the server checking
+ * its version instead: past that, a send reads it again, so that a server that stops reporting
+ * changes (one hiding a removal) is caught by the list's key-transparency proof within this time.
+ */
+const LIST_REMEMBERED_MS = 2 * 60_000;
 /** Rounds of a send to an account whose lists change under it before it gives up. */
 const LIST_CHANGE_ROUNDS = 3;
 
@@ -196,6 +202,8 @@ export class SvcClient {
    * false once it refused the member (it predates the check); unknown before the first batch.
    */
   #versionChecks: boolean | undefined;
+  /** When each account's list was last read and verified in this session (ms). */
+  readonly #listsReadAt = new Map<string, number>();
   #closed = false;
 
   private constructor(options: ResolvedOptions, state: StoredState | undefined) {
@@ -875,6 +883,7 @@ export class SvcClient {
     const before = state.accounts?.[account];
     const list = await readDeviceList({ api: this.api, kt: this.#kt }, state, account);
     if (list !== before) await this.#persist();
+    this.#listsReadAt.set(account, this.#options.now());
     return list;
   }
 
@@ -904,10 +913,11 @@ export class SvcClient {
     const ownAccount = accountOf(state.address);
     const own = ownAccount !== undefined && ownAccount !== to ? ownAccount : undefined;
     const known = (account: string) => state.accounts?.[account];
+    const recent = (account: string) =>
+      known(account) !== undefined &&
+      now - (this.#listsReadAt.get(account) ?? Number.NEGATIVE_INFINITY) < LIST_REMEMBERED_MS;
     const remembered =
-      this.#versionChecks === true &&
-      known(to) !== undefined &&
-      (own === undefined || known(own) !== undefined);
+      this.#versionChecks === true && recent(to) && (own === undefined || recent(own));
     const read = (account: string) =>
       reread === undefined ? !remembered : reread.includes(account);
     // Both lists at once: each is a round trip and a proof check before anything is sealed. The

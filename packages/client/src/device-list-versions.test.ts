@@ -12,11 +12,28 @@ import { startTestServer } from "./test-support/server.js";
 function recording(forward: typeof globalThis.fetch) {
   const requests: string[] = [];
   const old = { value: false };
+  /** Every batch answered 409, as by a server whose lists keep changing. */
+  const changing = { value: false };
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const { pathname } = new URL(String(input));
     const method = init?.method ?? "GET";
     let response: Response;
-    if (old.value && pathname === "/v1/deposits" && String(init?.body).includes('"deviceLists"')) {
+    if (changing.value && pathname === "/v1/deposits") {
+      const body = {
+        name: "Conflict",
+        code: "SVC_DEVICE_LIST_CHANGED",
+        message: "a device list this batch names is not the latest: alice",
+        deviceLists: [{ account: "alice", version: 99 }],
+      };
+      response = new Response(JSON.stringify(body), {
+        status: 409,
+        headers: { "content-type": "application/json" },
+      });
+    } else if (
+      old.value &&
+      pathname === "/v1/deposits" &&
+      String(init?.body).includes('"deviceLists"')
+    ) {
       const body = {
         name: "BadRequest",
         code: "SVC_BAD_REQUEST",
@@ -32,26 +49,32 @@ function recording(forward: typeof globalThis.fetch) {
     requests.push(`${method} ${pathname}: ${response.status}`);
     return response;
   };
-  return { fetch, requests, old };
+  return { fetch, requests, old, changing };
 }
 
 const texts = async (client: TestClient) => (await client.receive()).map((m) => str(m.plaintext));
 
-/** Alice's three devices and bob's one, bob's requests recorded, after bob's first send. */
+/**
+ * Alice's three devices and bob's one, bob's requests recorded, after bob's first send. Bob's
+ * clock is `clock.offset` ms ahead.
+ */
 async function setup() {
   const server = await startTestServer();
   const directory = lyingDirectory();
   const wire = recording(directory.fetch);
+  const clock = { offset: 0 };
   const alice = (await account(server.url, directory, ["alice:1", "alice:2", "alice:3"])) as [
     TestClient,
     TestClient,
     TestClient,
   ];
-  const [bob] = (await account(server.url, directory, ["bob:1"], wire.fetch)) as [TestClient];
+  const [bob] = (await account(server.url, directory, ["bob:1"], wire.fetch, {
+    now: () => Date.now() + clock.offset,
+  })) as [TestClient];
   await bob.send("alice", bytes("first"));
   for (const device of alice) expect(await texts(device)).toEqual(["first"]);
   wire.requests.length = 0;
-  return { server, directory, wire, alice, bob };
+  return { server, directory, wire, clock, alice, bob };
 }
 
 describe("a send to an account names the device list versions it was chosen from", () => {
@@ -62,6 +85,22 @@ describe("a send to an account names the device list versions it was chosen from
     expect(sent.deliveries?.map((d) => d.address)).toEqual(["alice:1", "alice:2", "alice:3"]);
     for (const device of alice) expect(await texts(device)).toEqual(["second"]);
     expect(bob.errors).toEqual([]);
+  });
+
+  it("reads the lists again when they were last read over two minutes ago", async () => {
+    const { wire, clock, bob } = await setup();
+    clock.offset = 2 * 60_000 + 1_000;
+    await bob.send("alice", bytes("later"));
+    expect(wire.requests).toEqual(
+      expect.arrayContaining([
+        "GET /v1/devices/alice: 200",
+        "GET /v1/devices/bob: 200",
+        "POST /v1/deposits: 200",
+      ]),
+    );
+    wire.requests.length = 0;
+    await bob.send("alice", bytes("at once"));
+    expect(wire.requests).toEqual(["POST /v1/deposits: 200"]);
   });
 
   it("sends nothing to a device removed since the last send: the server's 409 makes the sender read the list again", async () => {
@@ -101,6 +140,18 @@ describe("a send to an account names the device list versions it was chosen from
       "POST /v1/deposits: 200",
     ]);
     for (const device of [...alice, four]) expect(await texts(device)).toEqual(["welcome"]);
+  });
+
+  it("gives up with DEVICE_LIST_CONFLICT when the lists keep changing, after three rounds", async () => {
+    const { wire, alice, bob } = await setup();
+    wire.changing.value = true;
+    await expect(bob.send("alice", bytes("never"))).rejects.toMatchObject({
+      code: "DEVICE_LIST_CONFLICT",
+      message: expect.stringContaining("changed during the send 3 times"),
+    });
+    expect(wire.requests.filter((r) => r.startsWith("POST"))).toHaveLength(3);
+    wire.changing.value = false;
+    for (const device of alice) expect(await texts(device)).toEqual([]);
   });
 
   it("still sends through a server that predates deviceLists, reading the lists on each send", async () => {

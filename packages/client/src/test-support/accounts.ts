@@ -6,6 +6,7 @@ import {
   firstDeviceList,
   signDeviceList,
 } from "@svc/protocol";
+import type { ClientOptions } from "../index.js";
 import { parseState } from "../state.js";
 import { member, type TestClient } from "./clients.js";
 import type { lyingDirectory } from "./devices.js";
@@ -49,8 +50,11 @@ export async function account(
   directory: ReturnType<typeof lyingDirectory>,
   addresses: string[],
   fetch: typeof globalThis.fetch = directory.fetch,
+  options: Partial<ClientOptions> = {},
 ): Promise<TestClient[]> {
-  const clients = await Promise.all(addresses.map((address) => member(server, address, { fetch })));
+  const clients = await Promise.all(
+    addresses.map((address) => member(server, address, { fetch, ...options })),
+  );
   const [first] = addresses as [string];
   const one = firstDeviceList(
     { address: first, identitySigningKey: (await keysOf(clients[0] as TestClient)).key },
