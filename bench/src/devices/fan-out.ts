@@ -120,6 +120,11 @@ async function measure(alice: SvcClient, bob: string, lastDevice: SvcClient): Pr
   return [
     singleRow,
     fanOutRow,
-    row(LIST_READ, latencies.list, "what a send to an account reads when its lists changed or are over 2 minutes old", SINGLE),
+    row(
+      LIST_READ,
+      latencies.list,
+      "what a send to an account reads when its lists changed or are over 2 minutes old",
+      SINGLE,
+    ),
   ];
 }
