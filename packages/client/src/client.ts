@@ -947,12 +947,13 @@ export class SvcClient {
     const keys = new Map(
       [...list.devices, ...(ownList?.devices ?? [])].map((d) => [d.address, d.identitySigningKey]),
     );
+    // Bundles fetched here are kept in the state, saved with the envelopes they start (#sealAll):
+    // one save per send.
     const live = await Promise.all(
       deliveries.map((delivery) =>
         this.#listedKeyHolds(delivery.address, keys.get(delivery.address) as string),
       ),
     );
-    await this.#persist();
     const deviceLists = [{ account: to, version: list.version }];
     if (own !== undefined && ownList !== undefined) {
       deviceLists.push({ account: own, version: ownList.version });

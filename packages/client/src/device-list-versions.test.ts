@@ -1,5 +1,6 @@
 import { type DeviceList, deviceListToJson } from "@svc/protocol";
 import { describe, expect, it } from "vitest";
+import { memoryStore } from "./store.js";
 import { account, nextList } from "./test-support/accounts.js";
 import { bytes, member, str, type TestClient } from "./test-support/clients.js";
 import { lyingDirectory } from "./test-support/devices.js";
@@ -56,13 +57,22 @@ const texts = async (client: TestClient) => (await client.receive()).map((m) => 
 
 /**
  * Alice's three devices and bob's one, bob's requests recorded, after bob's first send. Bob's
- * clock is `clock.offset` ms ahead.
+ * clock is `clock.offset` ms ahead; his store's saves are counted.
  */
 async function setup() {
   const server = await startTestServer();
   const directory = lyingDirectory();
   const wire = recording(directory.fetch);
   const clock = { offset: 0 };
+  const saves = { count: 0 };
+  const store = memoryStore();
+  const counted = {
+    ...store,
+    save: (state: Parameters<typeof store.save>[0]) => {
+      saves.count++;
+      return store.save(state);
+    },
+  };
   const alice = (await account(server.url, directory, ["alice:1", "alice:2", "alice:3"])) as [
     TestClient,
     TestClient,
@@ -70,18 +80,21 @@ async function setup() {
   ];
   const [bob] = (await account(server.url, directory, ["bob:1"], wire.fetch, {
     now: () => Date.now() + clock.offset,
+    store: counted,
   })) as [TestClient];
   await bob.send("alice", bytes("first"));
   for (const device of alice) expect(await texts(device)).toEqual(["first"]);
   wire.requests.length = 0;
-  return { server, directory, wire, clock, alice, bob };
+  saves.count = 0;
+  return { server, directory, wire, clock, saves, alice, bob };
 }
 
 describe("a send to an account names the device list versions it was chosen from", () => {
   it("sends a second message to an account in exactly one request", async () => {
-    const { wire, alice, bob } = await setup();
+    const { wire, saves, alice, bob } = await setup();
     const sent = await bob.send("alice", bytes("second"));
     expect(wire.requests).toEqual(["POST /v1/deposits: 200"]);
+    expect(saves.count).toBe(1);
     expect(sent.deliveries?.map((d) => d.address)).toEqual(["alice:1", "alice:2", "alice:3"]);
     for (const device of alice) expect(await texts(device)).toEqual(["second"]);
     expect(bob.errors).toEqual([]);
