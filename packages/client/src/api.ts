@@ -2,6 +2,7 @@ import { ed25519Sign } from "@svc/canonical";
 import {
   type BridgeKind,
   bridgeQueryParams,
+  type DeviceListVersion,
   type DeviceListWire,
   type JsonRouteName,
   LIMITS,
@@ -104,10 +105,15 @@ export interface SvcApi {
    * Several deposits in one request, each signed as for its own inboxDeposit; the server's
    * outcome of each, in order. A server without the route answers 404 SVC_NOT_FOUND.
    */
+  /**
+   * Several deposits in one request. With `deviceLists` (the versions the recipients were chosen
+   * from), a version that is not the server's latest is SvcError SVC_DEVICE_LIST_CHANGED with
+   * `extra.deviceLists`, the latest ones, and nothing is stored.
+   */
   inboxDepositBatch(
     deposits: Array<{ address: string; fields: ApiFields<"inboxDeposit"> }>,
     key: SigningKey,
-    options?: CallOptions,
+    options?: CallOptions & { deviceLists?: DeviceListVersion[] },
   ): Promise<ApiAnswer<"inboxDepositBatch">>;
   inboxFetch(
     address: string,
@@ -242,6 +248,7 @@ export function createApi(options: ApiOptions): SvcApi {
               return { address, body: await signed("POST", path, fields, key)() };
             }),
           ),
+          ...(call?.deviceLists === undefined ? {} : { deviceLists: call.deviceLists }),
         }),
         response: ROUTES.inboxDepositBatch.response,
         signal: call?.signal,

@@ -3,6 +3,7 @@ import {
   accountOf,
   type DeviceFrame,
   type DeviceList,
+  type DeviceListVersion,
   decodeBundle,
   decodeDeviceFrame,
   deviceListToJson,
@@ -20,7 +21,13 @@ import {
 } from "@svc/protocol";
 import { createIdentity, createSignedPreKey, initiateSession, RatchetError } from "@svc/ratchet";
 import { type ApiAnswer, createApi, type SvcApi } from "./api.js";
-import { acceptedBatch, batchRefused } from "./deposits.js";
+import {
+  acceptedBatch,
+  batchRefused,
+  changedAccounts,
+  listsChanged,
+  versionsRefused,
+} from "./deposits.js";
 import { readMessage } from "./device-frames.js";
 import { invalid, knownOf, nextListFields, readDeviceList, remember } from "./device-lists.js";
 import { refuseDowngrade, rememberPostQuantum } from "./downgrade.js";
@@ -139,6 +146,34 @@ export interface KtVerification {
 
 /** How long a lookup that found no device list for an address stands. */
 const NO_LIST_REMEMBERED_MS = 60_000;
+/**
+ * How long a list read in this session is sent on without reading it again, the server checking
+ * its version instead: past that, a send reads it again, so that a server that stops reporting
+ * changes (one hiding a removal) is caught by the list's key-transparency proof within this time.
+ */
+const LIST_REMEMBERED_MS = 2 * 60_000;
+/** Rounds of a send to an account whose lists change under it before it gives up. */
+const LIST_CHANGE_ROUNDS = 3;
+
+/** A send to an account: its envelopes' devices and the list versions they were chosen from. */
+interface FanOut {
+  deliveries: Delivery[];
+  deviceLists: DeviceListVersion[];
+  /** Whether every list named was read in this send (not only remembered). */
+  read: boolean;
+}
+
+function sendResult(deliveries: Delivery[], msgIds: string[]): SendResult {
+  const sent = deliveries.map((delivery, i) => ({
+    address: delivery.address,
+    msgId: msgIds[i] as string,
+    copy: delivery.copy,
+  }));
+  return {
+    msgId: sent.find((entry) => !entry.copy)?.msgId ?? sent[0]?.msgId ?? "",
+    deliveries: sent,
+  };
+}
 
 /**
  * An end-to-end encrypted messaging client for one identity: X3DH and Double Ratchet sessions over
@@ -162,6 +197,13 @@ export class SvcClient {
   readonly #noListUntil = new Map<string, number>();
   /** False once the server answered that it has no batch deposit route. */
   #batchDeposits = true;
+  /**
+   * Whether the server checks the device list versions a batch names: true once it took them,
+   * false once it refused the member (it predates the check); unknown before the first batch.
+   */
+  #versionChecks: boolean | undefined;
+  /** When each account's list was last read and verified in this session (ms). */
+  readonly #listsReadAt = new Map<string, number>();
   #closed = false;
 
   private constructor(options: ResolvedOptions, state: StoredState | undefined) {
@@ -247,25 +289,49 @@ export class SvcClient {
   async send(to: string, plaintext: Uint8Array): Promise<SendResult> {
     const peer = addressArgument(to, "to");
     if (!(plaintext instanceof Uint8Array)) throw new TypeError("plaintext must be a Uint8Array");
-    const deliveries = await this.#change(() => this.#fanOut(peer, plaintext));
-    if (deliveries === undefined)
+    let plan = await this.#change(() => this.#fanOut(peer, plaintext));
+    if (plan === undefined)
       return { msgId: await this.#deposit(peer, await this.#seal(peer, plaintext)) };
-    const envelopes = await this.#sealAll(deliveries);
-    const msgIds = await this.#depositAll(
-      deliveries.map((delivery, i) => ({
-        address: delivery.address,
-        envelope: envelopes[i] as Uint8Array,
-      })),
-    );
-    const sent = deliveries.map((delivery, i) => ({
-      address: delivery.address,
-      msgId: msgIds[i] as string,
-      copy: delivery.copy,
-    }));
-    return {
-      msgId: sent.find((entry) => !entry.copy)?.msgId ?? sent[0]?.msgId ?? "",
-      deliveries: sent,
-    };
+    // Envelopes sealed in an earlier round are sent again as they are: a device still listed
+    // gets the same msgId, never a second message.
+    const sealed = new Map<string, Uint8Array>();
+    for (let round = 1; ; round++) {
+      const { deliveries } = plan;
+      const unsealed = deliveries.filter((delivery) => !sealed.has(delivery.address));
+      const envelopes = await this.#sealAll(unsealed);
+      for (const [i, delivery] of unsealed.entries()) {
+        sealed.set(delivery.address, envelopes[i] as Uint8Array);
+      }
+      let reread: string[];
+      try {
+        const msgIds = await this.#depositAll(
+          deliveries.map(({ address }) => ({
+            address,
+            envelope: sealed.get(address) as Uint8Array,
+          })),
+          plan,
+        );
+        if (msgIds !== undefined) return sendResult(deliveries, msgIds);
+        reread = plan.deviceLists.map((entry) => entry.account);
+      } catch (error) {
+        if (!listsChanged(error)) throw error;
+        this.#versionChecks = true;
+        const changed = changedAccounts(plan.deviceLists, error);
+        // None changed by the server's word: the version read is not the one it checks against
+        // (a version stored but not yet proven in the log). Each is read again.
+        reread = changed.length > 0 ? changed : plan.deviceLists.map((entry) => entry.account);
+        if (round >= LIST_CHANGE_ROUNDS) {
+          throw new ClientError(
+            "DEVICE_LIST_CONFLICT",
+            `the device lists of ${reread.join(" and ")} changed during the send ${round} times: try again`,
+            { cause: error },
+          );
+        }
+      }
+      const again = await this.#change(() => this.#fanOut(peer, plaintext, reread));
+      if (again === undefined) throw invalid(peer, "the server no longer serves its list");
+      plan = again;
+    }
   }
 
   /** This device's account: its address without the `:<device>` part; ClientError NO_ACCOUNT without one. */
@@ -756,23 +822,40 @@ export class SvcClient {
   /**
    * Deposits a send's envelopes, in one request when there are several: the server checks and
    * stores them together, which is most of what a send to many devices costs beyond one. Without
-   * the batch route (an older server) or past its size, one request each, as before.
+   * the batch route (an older server) or past its size, one request each, as before. The batch
+   * names the device list versions of `plan` unless the server is known not to check them (a
+   * send of one envelope takes the batch route for the check). Undefined: the lists were not read
+   * in this send and the server cannot check them here (no batch route, too large, a server
+   * that predates the check), so they are to be read before anything is sent.
    */
   async #depositAll(
     envelopes: Array<{ address: string; envelope: Uint8Array }>,
-  ): Promise<string[]> {
+    plan?: FanOut,
+  ): Promise<string[] | undefined> {
     const deposits = envelopes.map(({ address, envelope }) => ({
       address,
       fields: this.#depositFields(envelope),
     }));
     const msgIds = deposits.map((deposit) => deposit.fields.msgId);
-    if (deposits.length > 1 && this.#batchDeposits) {
+    const checked = plan !== undefined && this.#versionChecks !== false;
+    const unread = plan !== undefined && !plan.read;
+    if (deposits.length === 0 || (unread && !checked)) return unread ? undefined : msgIds;
+    if ((deposits.length > 1 || checked) && this.#batchDeposits) {
       try {
-        const { results } = await this.api.inboxDepositBatch(deposits, this.#signingKey());
+        const deviceLists = checked ? plan.deviceLists : undefined;
+        const { results } = await this.api.inboxDepositBatch(deposits, this.#signingKey(), {
+          deviceLists,
+        });
+        if (checked) this.#versionChecks = true;
         return acceptedBatch(msgIds, results);
       } catch (error) {
+        if (checked && versionsRefused(error)) {
+          this.#versionChecks = false;
+          return this.#depositAll(envelopes, plan);
+        }
         if (!batchRefused(error)) throw error;
         if (error.status === 404) this.#batchDeposits = false;
+        if (unread) return undefined;
       }
     }
     await Promise.all(
@@ -800,30 +883,48 @@ export class SvcClient {
     const before = state.accounts?.[account];
     const list = await readDeviceList({ api: this.api, kt: this.#kt }, state, account);
     if (list !== before) await this.#persist();
+    this.#listsReadAt.set(account, this.#options.now());
     return list;
   }
 
   /**
    * With the serial held: the envelopes of a send to `to` when it is an account with a device
-   * list (undefined: `to` is a device address, sent to as it is). Every device's identity key is
-   * checked against the list before anything is sealed: the keys of its sessions, or of its
-   * KT-verified bundle (kept for the session it starts). A device whose identity was deleted
-   * (its bundle 404) is skipped.
+   * list (undefined: `to` is a device address, sent to as it is), and the list versions they were
+   * chosen from. The lists are read (both at once) unless they are remembered and the server is
+   * known to check the versions a batch names; `reread`: after the server said some changed,
+   * only those are read. Every device's identity key is checked against the list before
+   * anything is sealed: the keys of its sessions, or of its KT-verified bundle (kept for the
+   * session it starts). A device whose identity was deleted (its bundle 404) is skipped.
    */
-  async #fanOut(to: string, plaintext: Uint8Array): Promise<Delivery[] | undefined> {
+  async #fanOut(
+    to: string,
+    plaintext: Uint8Array,
+    reread?: readonly string[],
+  ): Promise<FanOut | undefined> {
     const state = this.#requireState();
-    // A device this client has a session with, not an account it saw a list of: sent to as a
-    // device, without asking for a list each time.
-    if (state.sessions[to]?.length && state.accounts?.[to] === undefined) return undefined;
-    // Sends queued before the first one's session exists ask once, not each.
     const now = this.#options.now();
-    if ((this.#noListUntil.get(to) ?? 0) > now) return undefined;
+    if (reread === undefined) {
+      // A device this client has a session with, not an account it saw a list of: sent to as a
+      // device, without asking for a list each time.
+      if (state.sessions[to]?.length && state.accounts?.[to] === undefined) return undefined;
+      // Sends queued before the first one's session exists ask once, not each.
+      if ((this.#noListUntil.get(to) ?? 0) > now) return undefined;
+    }
     const ownAccount = accountOf(state.address);
+    const own = ownAccount !== undefined && ownAccount !== to ? ownAccount : undefined;
+    const known = (account: string) => state.accounts?.[account];
+    const recent = (account: string) =>
+      known(account) !== undefined &&
+      now - (this.#listsReadAt.get(account) ?? Number.NEGATIVE_INFINITY) < LIST_REMEMBERED_MS;
+    const remembered =
+      this.#versionChecks === true && recent(to) && (own === undefined || recent(own));
+    const read = (account: string) =>
+      reread === undefined ? !remembered : reread.includes(account);
     // Both lists at once: each is a round trip and a proof check before anything is sealed. The
     // own list matters only for a send to an account: for a device, its outcome is not used.
     const [listRead, ownRead] = await Promise.allSettled([
-      this.#listOrNone(to),
-      ownAccount !== undefined && ownAccount !== to ? this.#readList(ownAccount) : undefined,
+      read(to) ? this.#listOrNone(to) : known(to),
+      own === undefined ? undefined : read(own) ? this.#readList(own) : known(own),
     ]);
     if (listRead.status === "rejected") throw listRead.reason;
     const list = listRead.value;
@@ -833,26 +934,35 @@ export class SvcClient {
     }
     this.#noListUntil.delete(to);
     if (ownRead.status === "rejected") throw ownRead.reason;
-    const own = ownRead.value;
+    const ownList = ownRead.value;
     const deliveries = deliveriesOf({
       self: state.address,
       ownAccount,
       account: to,
       list,
-      own,
+      own: ownList,
       plaintext,
-      now: this.#options.now(),
+      now,
     });
     const keys = new Map(
-      [...list.devices, ...(own?.devices ?? [])].map((d) => [d.address, d.identitySigningKey]),
+      [...list.devices, ...(ownList?.devices ?? [])].map((d) => [d.address, d.identitySigningKey]),
     );
+    // Bundles fetched here are kept in the state, saved with the envelopes they start (#sealAll):
+    // one save per send.
     const live = await Promise.all(
       deliveries.map((delivery) =>
         this.#listedKeyHolds(delivery.address, keys.get(delivery.address) as string),
       ),
     );
-    await this.#persist();
-    return deliveries.filter((_, i) => live[i]);
+    const deviceLists = [{ account: to, version: list.version }];
+    if (own !== undefined && ownList !== undefined) {
+      deviceLists.push({ account: own, version: ownList.version });
+    }
+    return {
+      deliveries: deliveries.filter((_, i) => live[i]),
+      deviceLists,
+      read: deviceLists.every((entry) => read(entry.account)),
+    };
   }
 
   /** A list for `to`, or undefined when the server has none for it and none was seen. */

@@ -83,6 +83,18 @@ describe.each(kinds)("device lists on %s", (kind) => {
     expect(await store.latest("bob@example.org")).toBeUndefined();
   });
 
+  it("reads the latest version of several accounts at once, none for one without a list", async () => {
+    const store = await lists();
+    const v1 = firstDeviceList(device(1), seed(1));
+    await store.write(v1, options);
+    const v2 = next(v1, [device(1), device(2)]);
+    await store.write(v2, options);
+    const latest = await store.latestOf(["alice@example.org", "bob@example.org"]);
+    expect([...latest.keys()]).toEqual(["alice@example.org"]);
+    expect(latest.get("alice@example.org")?.list).toEqual(v2);
+    expect(await store.latestOf([])).toEqual(new Map());
+  });
+
   it("refuses a skipped or repeated version with the current version", async () => {
     const store = await lists();
     const v1 = firstDeviceList(device(1), seed(1));

@@ -8,7 +8,7 @@ import {
   deviceListMessage,
   parseDeviceListMessage,
 } from "@svc/protocol";
-import { and, desc, eq } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import { conflict, invalid } from "./errors.js";
 import { deviceLists } from "./schema.js";
 
@@ -28,6 +28,8 @@ export interface WriteOptions {
 export interface DeviceLists {
   latest(account: string): Promise<StoredDeviceList | undefined>;
   version(account: string, version: number): Promise<StoredDeviceList | undefined>;
+  /** The latest version of each of `accounts` that has a list, in one statement. */
+  latestOf(accounts: readonly string[]): Promise<Map<string, StoredDeviceList>>;
   /**
    * Stores `list` as the version after the latest one. Throws DevicesError: SVC_INVALID_DEVICE_LIST
    * for a list that breaks a rule, SVC_DEVICE_LIST_CONFLICT (with currentVersion) when it is not
@@ -66,6 +68,16 @@ export function createDeviceLists(db: Database): DeviceLists {
       .from(deviceLists)
       .where(and(eq(deviceLists.account, account), eq(deviceLists.version, n)));
     return row ? stored(row) : undefined;
+  }
+
+  async function latestOf(accounts: readonly string[]): Promise<Map<string, StoredDeviceList>> {
+    if (accounts.length === 0) return new Map();
+    const rows = await db
+      .selectDistinctOn([deviceLists.account])
+      .from(deviceLists)
+      .where(inArray(deviceLists.account, [...accounts]))
+      .orderBy(deviceLists.account, desc(deviceLists.version));
+    return new Map(rows.map((row) => [row.account, stored(row)]));
   }
 
   async function write(list: DeviceList, options: WriteOptions) {
@@ -110,5 +122,5 @@ export function createDeviceLists(db: Database): DeviceLists {
     return { version: list.version, listHash };
   }
 
-  return { latest, version, write };
+  return { latest, version, latestOf, write };
 }

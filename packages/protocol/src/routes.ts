@@ -32,6 +32,7 @@ import {
   InboxRegisterBody,
   InboxRegisterResponse,
   InboxUnregisterResponse,
+  LatestDeviceListVersions,
   SignedPayloadBody,
 } from "./schemas/inbox.js";
 import {
@@ -547,7 +548,15 @@ export const ROUTES = {
     auth: "signed-body",
     body: DepositBatchBody,
     response: DepositBatchResponse,
-    errors: ["SVC_BAD_REQUEST", "SVC_TOO_LARGE", "SVC_FEATURE_DISABLED", ...SERVER],
+    errors: [
+      "SVC_BAD_REQUEST",
+      "SVC_INVALID_ADDRESS",
+      "SVC_DEVICE_LIST_CHANGED",
+      "SVC_TOO_LARGE",
+      "SVC_FEATURE_DISABLED",
+      ...SERVER,
+    ],
+    errorMembers: { SVC_DEVICE_LIST_CHANGED: { deviceLists: LatestDeviceListVersions } },
   },
   inboxFetch: {
     method: "POST",

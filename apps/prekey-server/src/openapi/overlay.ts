@@ -97,6 +97,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "The address already keeps 8 push subscriptions (LIMITS.pushSubscriptionsPerAddress); renewing one of them (the same endpoint) is not counted twice.",
   SVC_DEVICE_LIST_CONFLICT:
     "The device list is not the version after the stored latest one (another device changed the list first, or a version was skipped); `currentVersion` is the stored latest version, 0 when the account has no list.",
+  SVC_DEVICE_LIST_CHANGED:
+    "A deposit batch names a device list version that is not the account's latest (or an account without a list), or deposits to an address of a named account that its latest list does not hold; nothing of the batch is stored, and `deviceLists` gives each named account's latest version (null: no list).",
   SVC_TOO_LARGE: "Body over the limit (maxBlobBytes, maxChunkBytes, request body limit).",
   SVC_RATE_LIMITED: "Rate limit exceeded; retry after Retry-After seconds.",
   SVC_QUOTA_EXCEEDED: "The recipient's inbox quota is full; retry after Retry-After seconds.",

@@ -33,12 +33,36 @@ export const DepositBody = v.strictObject(
   "only msgId, ciphertext, expiresAt, senderPublicKey, from, signedAt and signature are allowed",
 );
 
+/** A device list version a batch's recipients were chosen from. */
+export const DeviceListVersion = v.strictObject(
+  {
+    account: text("account"),
+    version: v.pipe(
+      v.number("version must be an integer"),
+      v.safeInteger("version must be an integer"),
+      v.minValue(1, "version must be at least 1"),
+    ),
+  },
+  "a deviceLists entry is {account, version} and nothing else",
+);
+
 /**
  * POST /v1/deposits: several deposits in one request (a send to an account's devices). Each item
  * is the body of POST /v1/inbox/{address}, signed for that route exactly as if sent alone.
+ * `deviceLists`, optional: the device list versions the deposits' recipients were chosen from;
+ * the server refuses the whole batch when one is not its latest, and one naming an account twice.
  */
 export const DepositBatchBody = v.strictObject(
   {
+    deviceLists: v.optional(
+      v.pipe(
+        v.array(DeviceListVersion, "deviceLists must be an array"),
+        v.maxLength(
+          LIMITS.depositsPerBatch,
+          `at most ${LIMITS.depositsPerBatch} deviceLists entries per batch`,
+        ),
+      ),
+    ),
     deposits: v.pipe(
       v.array(
         v.strictObject(
@@ -51,7 +75,7 @@ export const DepositBatchBody = v.strictObject(
       v.maxLength(LIMITS.depositsPerBatch, `at most ${LIMITS.depositsPerBatch} deposits per batch`),
     ),
   },
-  "only deposits is allowed",
+  "only deposits and deviceLists are allowed",
 );
 
 /** One deposit's outcome in a batch: what POST /v1/inbox/{address} would have answered. */
@@ -68,6 +92,14 @@ export const DepositBatchItem = v.union([
     message: v.string(),
   }),
 ]);
+
+/**
+ * The latest version of each account a refused batch named (409 SVC_DEVICE_LIST_CHANGED); null
+ * for an account without a list.
+ */
+export const LatestDeviceListVersions = v.array(
+  v.object({ account: v.string(), version: v.nullable(v.number()) }),
+);
 
 /** The outcomes in the order of the request's deposits. */
 export const DepositBatchResponse = v.object({ results: v.array(DepositBatchItem) });
@@ -118,3 +150,4 @@ export type FetchPage = v.InferOutput<typeof FetchResponse>;
 export type DepositAnswer = v.InferOutput<typeof DepositResponse>;
 export type DepositBatchRequest = v.InferInput<typeof DepositBatchBody>;
 export type DepositBatchItem = v.InferOutput<typeof DepositBatchItem>;
+export type DeviceListVersion = v.InferOutput<typeof DeviceListVersion>;
