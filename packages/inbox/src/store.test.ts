@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { encodeBase64, encodeBase64Url } from "@svc/canonical";
 import type { Storage } from "@svc/db";
 import { createTestStorage, until } from "@svc/db/testing";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DepositInput } from "./deposit.js";
 import { InboxError } from "./errors.js";
@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 async function setup(
-  options: Partial<Pick<InboxStoreOptions, "quota" | "depositConcurrency" | "depositNotice">> = {},
+  options: Partial<
+    Pick<InboxStoreOptions, "quota" | "depositConcurrency" | "depositNotice" | "depositWakeCheck">
+  > = {},
 ) {
   const storage = await createTestStorage({ migrations: [inboxMigrations] });
   storages.push(storage);
@@ -279,6 +281,65 @@ describe("InboxStore deposit notice", () => {
     store.onDeposit((deposit) => notified.push(deposit.notified));
     await store.deposit(blob(1));
     expect(notified).toEqual([false]);
+  });
+});
+
+describe("InboxStore deposit wake check", () => {
+  // Another package's function, as its migration would make it: true for Bob only, and only
+  // when given the deposit's time and the configured argument.
+  const CHECK = `create function test_wake_check(p_address text, p_now bigint, p_argument bigint)
+    returns boolean language sql stable as $$
+      select p_address = '${BOB}' and p_now = ${T0} and p_argument = 7
+    $$`;
+
+  it("answers each stored blob of a batch in the deposit statement itself", async () => {
+    const { storage, store } = await setup({
+      quota: 2,
+      depositConcurrency: 1,
+      depositWakeCheck: { sqlFunction: "test_wake_check", argument: 7 },
+    });
+    await storage.db.execute(sql.raw(CHECK));
+    await store.register(BOB, ALICE_KEY);
+    const heard: Array<[string, boolean | undefined]> = [];
+    store.onDeposit((deposit) => heard.push([deposit.address, deposit.wakeUpDue]));
+    await store.deposit(blob(1));
+    const outcomes = await Promise.allSettled(
+      [blob(2), blob(3), blob(4, { address: BOB }), blob(5, { address: "nobody" }), blob(1)].map(
+        (input) => store.deposit(input),
+      ),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect(outcomes[2]).toMatchObject({ value: { idempotent: false, wakeUpDue: true } });
+    expect(outcomes[4]).toEqual({ status: "fulfilled", value: { idempotent: true } });
+    expect(heard).toEqual([
+      [ALICE, false],
+      [ALICE, false],
+      [BOB, true],
+    ]);
+  });
+
+  it("leaves wakeUpDue undefined in a store without one", async () => {
+    const { store } = await setup();
+    const heard: CommittedDeposit[] = [];
+    store.onDeposit((deposit) => heard.push(deposit));
+    expect(await store.deposit(blob(1))).not.toHaveProperty("wakeUpDue");
+    expect(heard[0]).not.toHaveProperty("wakeUpDue");
+  });
+
+  it("refuses a function name that is not a plain SQL identifier", async () => {
+    const { storage } = await setup();
+    const options = { db: storage.db, now: () => T0, quota: 1, minTtlMs: 0, maxTtlMs: 1 };
+    for (const sqlFunction of ["", "pg_sleep(1);--", "Upper", "a.b", "x y"]) {
+      expect(
+        () => new InboxStore({ ...options, depositWakeCheck: { sqlFunction, argument: 1 } }),
+      ).toThrow(TypeError);
+    }
   });
 });
 

@@ -9,7 +9,9 @@ import {
   type DepositInput,
   type DepositNotice,
   type DepositResult,
+  type DepositWakeCheck,
   depositBlobs,
+  depositWithWakeCheck,
   type StoredDeposit,
 } from "./deposit.js";
 import { InboxError } from "./errors.js";
@@ -34,6 +36,11 @@ export interface InboxStoreOptions {
    * listeners on other connections hear of deposits without a statement of their own.
    */
   depositNotice?: DepositNotice;
+  /**
+   * The deposit statement also asks this check for each blob it stores (see DepositWakeCheck);
+   * deposit listeners hear its answer as CommittedDeposit.wakeUpDue.
+   */
+  depositWakeCheck?: DepositWakeCheck;
   /** Told when a deposit listener throws (the deposit itself has committed). */
   onListenerError?: (error: unknown) => void;
 }
@@ -46,6 +53,8 @@ export interface CommittedDeposit {
   previousReceivedAt: number;
   /** The deposit's transaction sent the store's DepositNotice: no announcement is due. */
   notified: boolean;
+  /** The store's DepositWakeCheck's answer for this blob; undefined when it has none. */
+  wakeUpDue?: boolean;
   /** The blob as `envelopesSince` would serve it (built on first call); undefined once expired. */
   envelope(): BridgeEnvelope | undefined;
 }
@@ -94,7 +103,14 @@ export class InboxStore {
     if (options.minTtlMs > options.maxTtlMs) throw new RangeError("minTtlMs exceeds maxTtlMs");
     this.#options = options;
     this.#db = options.db;
-    const { quota, minTtlMs, maxTtlMs } = options;
+    const { quota, minTtlMs, maxTtlMs, depositWakeCheck } = options;
+    const wakeCheck =
+      depositWakeCheck === undefined
+        ? undefined
+        : {
+            statement: depositWithWakeCheck(depositWakeCheck),
+            argument: depositWakeCheck.argument,
+          };
     this.#deposit = createBatcher(
       (inputs: DepositInput[]) =>
         depositBlobs(
@@ -103,6 +119,7 @@ export class InboxStore {
           options.now(),
           { quota, minTtlMs, maxTtlMs },
           options.depositNotice,
+          wakeCheck,
         ),
       { concurrency: options.depositConcurrency ?? 2, maxBatch: 32 },
     );
@@ -258,13 +275,14 @@ export class InboxStore {
 
   #announce(input: DepositInput, stored: StoredDeposit): void {
     if (this.#listeners.size === 0) return;
-    const { receivedAt, previousReceivedAt, expiresAt } = stored;
+    const { receivedAt, previousReceivedAt, expiresAt, wakeUpDue } = stored;
     let envelope: BridgeEnvelope | undefined;
     const deposit: CommittedDeposit = {
       address: input.address,
       receivedAt,
       previousReceivedAt,
       notified: this.#options.depositNotice !== undefined,
+      ...(wakeUpDue === undefined ? {} : { wakeUpDue }),
       envelope: () => {
         // A read filters expired blobs; so does this (a zero minimum TTL allows one at once).
         if (expiresAt <= this.#options.now()) return undefined;
