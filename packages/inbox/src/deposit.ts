@@ -27,7 +27,7 @@ export interface StoredDeposit {
    */
   previousReceivedAt: number;
   /** What the store's DepositWakeCheck answered for this blob; undefined without one. */
-  wakeUpDue?: boolean;
+  wakeUpDue?: boolean | null;
 }
 
 export interface DepositPolicy extends TtlBounds {
@@ -46,7 +46,8 @@ export interface DepositNotice {
 /**
  * A check the deposit statement also makes for each blob it stores:
  * `sqlFunction(address text, now bigint, argument bigint) returns boolean`, a function another
- * package's migration made (the inbox's SQL names none). Its answer is StoredDeposit.wakeUpDue.
+ * package's migration made (the inbox's SQL names none). Its answer, null included, is
+ * StoredDeposit.wakeUpDue.
  */
 export interface DepositWakeCheck {
   /** A plain lower-case SQL identifier. */
@@ -59,7 +60,7 @@ interface DepositRow {
   received_at: number | string | bigint | null;
   previous_received_at: number | string | bigint | null;
   oldest_expires_at: number | string | bigint | null;
-  wake_up_due?: boolean;
+  wake_up_due?: boolean | null;
 }
 
 // svc_inbox_deposit (migrations 0005, 0007, 0008) runs the whole batch in the database, so a

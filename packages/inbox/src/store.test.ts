@@ -286,10 +286,12 @@ describe("InboxStore deposit notice", () => {
 
 describe("InboxStore deposit wake check", () => {
   // Another package's function, as its migration would make it: true for Bob only, and only
-  // when given the deposit's time and the configured argument.
+  // when given the deposit's time and the configured argument; null for a third address.
+  const CAROL = "carol@example.com:1";
   const CHECK = `create function test_wake_check(p_address text, p_now bigint, p_argument bigint)
     returns boolean language sql stable as $$
-      select p_address = '${BOB}' and p_now = ${T0} and p_argument = 7
+      select case when p_address = '${CAROL}' then null
+        else p_address = '${BOB}' and p_now = ${T0} and p_argument = 7 end
     $$`;
 
   it("answers each stored blob of a batch in the deposit statement itself", async () => {
@@ -300,19 +302,26 @@ describe("InboxStore deposit wake check", () => {
     });
     await storage.db.execute(sql.raw(CHECK));
     await store.register(BOB, ALICE_KEY);
-    const heard: Array<[string, boolean | undefined]> = [];
+    await store.register(CAROL, ALICE_KEY);
+    const heard: Array<[string, boolean | null | undefined]> = [];
     store.onDeposit((deposit) => heard.push([deposit.address, deposit.wakeUpDue]));
     await store.deposit(blob(1));
     const outcomes = await Promise.allSettled(
-      [blob(2), blob(3), blob(4, { address: BOB }), blob(5, { address: "nobody" }), blob(1)].map(
-        (input) => store.deposit(input),
-      ),
+      [
+        blob(2),
+        blob(3),
+        blob(4, { address: BOB }),
+        blob(5, { address: "nobody" }),
+        blob(1),
+        blob(6, { address: CAROL }),
+      ].map((input) => store.deposit(input)),
     );
     expect(outcomes.map((outcome) => outcome.status)).toEqual([
       "fulfilled",
       "rejected",
       "fulfilled",
       "rejected",
+      "fulfilled",
       "fulfilled",
     ]);
     expect(outcomes[2]).toMatchObject({ value: { idempotent: false, wakeUpDue: true } });
@@ -321,6 +330,7 @@ describe("InboxStore deposit wake check", () => {
       [ALICE, false],
       [ALICE, false],
       [BOB, true],
+      [CAROL, null],
     ]);
   });
 

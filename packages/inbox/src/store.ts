@@ -53,8 +53,8 @@ export interface CommittedDeposit {
   previousReceivedAt: number;
   /** The deposit's transaction sent the store's DepositNotice: no announcement is due. */
   notified: boolean;
-  /** The store's DepositWakeCheck's answer for this blob; undefined when it has none. */
-  wakeUpDue?: boolean;
+  /** The store's DepositWakeCheck's answer for this blob (null too); undefined without one. */
+  wakeUpDue?: boolean | null;
   /** The blob as `envelopesSince` would serve it (built on first call); undefined once expired. */
   envelope(): BridgeEnvelope | undefined;
 }
