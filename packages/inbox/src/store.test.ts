@@ -126,16 +126,24 @@ describe("InboxStore deposits", () => {
     expect(await store.deposit(blob(3))).toMatchObject({ idempotent: false });
   });
 
-  it("counts the unexpired blobs pending for an address", async () => {
+  it("counts the unexpired blobs pending for each address", async () => {
     const { store, clock } = await setup();
-    expect(await store.pending(ALICE)).toBe(0);
+    await store.register(BOB, ALICE_KEY);
+    expect(await store.pending([ALICE])).toEqual(new Map([[ALICE, 0]]));
     await store.deposit(blob(1, { expiresAt: T0 + 61_000 }));
     await store.deposit(blob(2));
     await store.deposit(blob(3));
-    expect(await store.pending(ALICE)).toBe(3);
-    expect(await store.pending(BOB)).toBe(0);
+    await store.deposit(blob(4, { address: BOB }));
+    expect(await store.pending([ALICE, BOB, "nobody"])).toEqual(
+      new Map([
+        [ALICE, 3],
+        [BOB, 1],
+        ["nobody", 0],
+      ]),
+    );
     clock.now = T0 + 61_000;
-    expect(await store.pending(ALICE)).toBe(2);
+    expect(await store.pending([ALICE])).toEqual(new Map([[ALICE, 2]]));
+    expect(await store.pending([])).toEqual(new Map());
   });
 
   it("queues a msgId anew once its earlier blob has expired", async () => {

@@ -75,8 +75,9 @@ const UNEXPIRED_AFTER = `select msg_id, ciphertext, sender, received_at, expires
   order by received_at
   limit $4::integer`;
 
-const PENDING = `select count(*) as pending from inbox_blobs
-  where address = $1::text and expires_at > $2::bigint`;
+const PENDING = `select address, count(*) as pending from inbox_blobs
+  where address = any($1::text[]) and expires_at > $2::bigint
+  group by address`;
 
 interface QueuedRow {
   msg_id: string;
@@ -188,13 +189,16 @@ export class InboxStore {
     };
   }
 
-  /** Unexpired blobs queued for `address` (at most the quota). */
-  async pending(address: string): Promise<number> {
-    const [row] = await preparedRows<{ pending: number | string }>(this.#db, PENDING, [
-      address,
-      this.#options.now(),
-    ]);
-    return Number(row?.pending ?? 0);
+  /** Unexpired blobs queued for each of these addresses (at most the quota), in one statement. */
+  async pending(addresses: readonly string[]): Promise<Map<string, number>> {
+    const rows = await preparedRows<{ address: string; pending: number | string }>(
+      this.#db,
+      PENDING,
+      [[...addresses], this.#options.now()],
+    );
+    const counts = new Map(addresses.map((address) => [address, 0]));
+    for (const row of rows) counts.set(row.address, Number(row.pending));
+    return counts;
   }
 
   /** Removes an unexpired blob; SVC_BLOB_NOT_FOUND when it is acknowledged or expired. */

@@ -9,8 +9,8 @@ export interface WakeUpDispatcherOptions {
   subscriptions: PushSubscriptions;
   /** The addresses among these with a live SSE or WebSocket bridge on any instance. */
   liveAmong(addresses: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Blobs queued for the address: the wake-up's `pending`. */
-  pending(address: string): Promise<number>;
+  /** Blobs queued for each of these addresses: the wake-up's `pending`. One statement for all. */
+  pending(addresses: readonly string[]): Promise<ReadonlyMap<string, number>>;
   /** One wake-up request, retries included; never throws (see @svc/web-push sendWebPush). */
   send(target: PushTarget, plaintext: Uint8Array): Promise<Pick<SendOutcome, "outcome">>;
   /** At most one wake-up per subscription in this many ms while the address has not fetched. */
@@ -149,9 +149,7 @@ export class WakeUpDispatcher {
     if (asleep.length === 0) return;
     const [{ claimed, coalesced }, pending] = await Promise.all([
       this.#options.subscriptions.claim(asleep, this.#now(), this.#options.coalesceMs),
-      Promise.all(
-        asleep.map(async (address) => [address, await this.#options.pending(address)] as const),
-      ).then((entries) => new Map(entries)),
+      this.#options.pending(asleep),
     ]);
     if (coalesced > 0) this.#count("coalesced", coalesced);
     if (claimed.length === 0) return;

@@ -27,7 +27,7 @@ describe("the deposit's own wake check", () => {
           listeners.push(listener);
           return () => {};
         },
-        pending: async () => 1,
+        pending: async (addresses) => new Map(addresses.map((address) => [address, 1])),
       },
       hub: { liveAmong: async () => new Set() },
       vapid: generateVapidKeys(),

@@ -47,7 +47,7 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
   const dispatcher = new WakeUpDispatcher({
     subscriptions: sources.subscriptions,
     liveAmong: (addresses) => sources.hub.liveAmong(addresses),
-    pending: (address) => sources.inbox.pending(address),
+    pending: (addresses) => sources.inbox.pending(addresses),
     send: (target, plaintext) => sendWebPush(target, plaintext, options),
     coalesceMs: config.push.coalesceMs,
     now: services.now,
