@@ -1,4 +1,4 @@
-import { type Database, executeRows, plainBytes } from "@svc/db";
+import { type Database, plainBytes, preparedRows } from "@svc/db";
 import type { PushTarget } from "@svc/web-push";
 import { and, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { PushStoreError } from "./errors.js";
@@ -69,6 +69,24 @@ interface ClaimRow {
   woken_at: number | string | null;
   coalesced: number | string;
 }
+
+// Prepared, since each wake-up decision runs it. Every part reads the statement's one snapshot:
+// the count is of the subscriptions before the claim, and the delete and the update touch
+// disjoint rows.
+const CLAIM = `with expired as (
+    delete from push_subscriptions where address = any($1::text[]) and expires_at <= $2::bigint
+  ), claimed as (
+    update push_subscriptions set woken_at = $2::bigint
+    where address = any($1::text[]) and (expires_at is null or expires_at > $2::bigint)
+      and (woken_at is null or woken_at <= $3::bigint)
+    returning address, endpoint, p256dh, auth, expires_at, woken_at
+  )
+  select claimed.*, counts.coalesced from (
+    select (
+      select count(*) from push_subscriptions
+      where address = any($1::text[]) and (expires_at is null or expires_at > $2::bigint)
+    ) - (select count(*) from claimed) as coalesced
+  ) counts left join claimed on true`;
 
 type Row = typeof pushSubscriptions.$inferSelect;
 
@@ -161,25 +179,7 @@ export function createPushSubscriptions(db: Database): PushSubscriptions {
 
     async claim(addresses, now, coalesceMs) {
       if (addresses.length === 0) return { claimed: [], coalesced: 0 };
-      const ofThem = inArray(pushSubscriptions.address, [...addresses]);
-      const unexpired = sql`(expires_at is null or expires_at > ${now}::bigint)`;
-      // Every part reads the statement's one snapshot: the count is of the subscriptions before
-      // the claim, and the delete and the update touch disjoint rows.
-      const rows = await executeRows<ClaimRow>(
-        db,
-        sql`with expired as (
-            delete from push_subscriptions where ${ofThem} and expires_at <= ${now}::bigint
-          ), claimed as (
-            update push_subscriptions set woken_at = ${now}::bigint
-            where ${ofThem} and ${unexpired}
-              and (woken_at is null or woken_at <= ${now - coalesceMs}::bigint)
-            returning address, endpoint, p256dh, auth, expires_at, woken_at
-          )
-          select claimed.*, counts.coalesced from (
-            select (select count(*) from push_subscriptions where ${ofThem} and ${unexpired})
-              - (select count(*) from claimed) as coalesced
-          ) counts left join claimed on true`,
-      );
+      const rows = await preparedRows<ClaimRow>(db, CLAIM, [[...addresses], now, now - coalesceMs]);
       const claimed = rows.flatMap((row) =>
         row.address === null || row.endpoint === null
           ? []
