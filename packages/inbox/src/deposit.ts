@@ -26,6 +26,8 @@ export interface StoredDeposit {
    * so a reader whose cursor is this value has exactly this blob to read next.
    */
   previousReceivedAt: number;
+  /** What the store's DepositWakeCheck answered for this blob; undefined without one. */
+  wakeUpDue?: boolean | null;
 }
 
 export interface DepositPolicy extends TtlBounds {
@@ -41,11 +43,24 @@ export interface DepositNotice {
   prefix: string;
 }
 
+/**
+ * A check the deposit statement also makes for each blob it stores:
+ * `sqlFunction(address text, now bigint, argument bigint) returns boolean`, a function another
+ * package's migration made (the inbox's SQL names none). Its answer, null included, is
+ * StoredDeposit.wakeUpDue.
+ */
+export interface DepositWakeCheck {
+  /** A plain lower-case SQL identifier. */
+  sqlFunction: string;
+  argument: number;
+}
+
 interface DepositRow {
   outcome: "stored" | "repeat" | "wrong_key" | "not_registered" | "quota";
   received_at: number | string | bigint | null;
   previous_received_at: number | string | bigint | null;
   oldest_expires_at: number | string | bigint | null;
+  wake_up_due?: boolean | null;
 }
 
 // svc_inbox_deposit (migrations 0005, 0007, 0008) runs the whole batch in the database, so a
@@ -54,6 +69,29 @@ const DEPOSIT = `select outcome, received_at, previous_received_at, oldest_expir
   from svc_inbox_deposit(
   $1::text[], $2::text[], $3::bytea, $4::integer[], $5::bytea, $6::text[], $7::bigint[],
   $8::bigint, $9::integer, $10::text, $11::text)`;
+
+const SQL_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * The deposit statement with the wake check beside each row, in the same statement: the function's
+ * rows come in input order, so the row's ordinality indexes its address.
+ */
+export function depositWithWakeCheck(check: DepositWakeCheck): string {
+  if (!SQL_IDENTIFIER.test(check.sqlFunction)) {
+    throw new TypeError("depositWakeCheck.sqlFunction must be a plain lower-case SQL identifier");
+  }
+  if (!Number.isSafeInteger(check.argument)) {
+    throw new RangeError("depositWakeCheck.argument must be a safe integer");
+  }
+  return `select outcome, received_at, previous_received_at, oldest_expires_at,
+  outcome = 'stored' and ${check.sqlFunction}(($1::text[])[n::integer], $8::bigint, $12::bigint)
+    as wake_up_due
+  from svc_inbox_deposit(
+  $1::text[], $2::text[], $3::bytea, $4::integer[], $5::bytea, $6::text[], $7::bigint[],
+  $8::bigint, $9::integer, $10::text, $11::text) with ordinality as deposit(
+    outcome, received_at, previous_received_at, oldest_expires_at, n)
+  order by n`;
+}
 
 /**
  * A batch of deposits (recipients may repeat); answers each with its result or the InboxError
@@ -68,10 +106,11 @@ export async function depositBlobs(
   now: number,
   policy: DepositPolicy,
   notice?: DepositNotice,
+  wakeCheck?: { statement: string; argument: number },
 ): Promise<Array<DepositResult | InboxError>> {
   const expiries = inputs.map((input) => clampExpiry(input.expiresAt, now, policy));
   let end = 0;
-  const rows = await preparedRows<DepositRow>(db, DEPOSIT, [
+  const params = [
     inputs.map((input) => input.address),
     inputs.map((input) => input.msgId),
     Buffer.concat(inputs.map((input) => input.ciphertext)),
@@ -86,7 +125,11 @@ export async function depositBlobs(
     policy.quota,
     notice?.channel ?? null,
     notice?.prefix ?? null,
-  ]);
+  ];
+  const rows =
+    wakeCheck === undefined
+      ? await preparedRows<DepositRow>(db, DEPOSIT, params)
+      : await preparedRows<DepositRow>(db, wakeCheck.statement, [...params, wakeCheck.argument]);
   if (rows.length !== inputs.length) {
     throw new Error(`svc_inbox_deposit answered ${rows.length} rows for ${inputs.length} inputs`);
   }
@@ -106,6 +149,7 @@ function answer(
         expiresAt,
         receivedAt: Number(row.received_at),
         previousReceivedAt: Number(row.previous_received_at),
+        ...(row.wake_up_due === undefined ? {} : { wakeUpDue: row.wake_up_due }),
       };
     case "repeat":
       return { idempotent: true };

@@ -3,6 +3,7 @@ export type {
   DepositNotice,
   DepositPolicy,
   DepositResult,
+  DepositWakeCheck,
   StoredDeposit,
 } from "./deposit.js";
 export type { InboxErrorCode } from "./errors.js";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { encodeBase64, encodeBase64Url } from "@svc/canonical";
 import type { Storage } from "@svc/db";
 import { createTestStorage, until } from "@svc/db/testing";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import type { DepositInput } from "./deposit.js";
 import { InboxError } from "./errors.js";
@@ -22,7 +22,9 @@ afterEach(async () => {
 });
 
 async function setup(
-  options: Partial<Pick<InboxStoreOptions, "quota" | "depositConcurrency" | "depositNotice">> = {},
+  options: Partial<
+    Pick<InboxStoreOptions, "quota" | "depositConcurrency" | "depositNotice" | "depositWakeCheck">
+  > = {},
 ) {
   const storage = await createTestStorage({ migrations: [inboxMigrations] });
   storages.push(storage);
@@ -124,16 +126,24 @@ describe("InboxStore deposits", () => {
     expect(await store.deposit(blob(3))).toMatchObject({ idempotent: false });
   });
 
-  it("counts the unexpired blobs pending for an address", async () => {
+  it("counts the unexpired blobs pending for each address", async () => {
     const { store, clock } = await setup();
-    expect(await store.pending(ALICE)).toBe(0);
+    await store.register(BOB, ALICE_KEY);
+    expect(await store.pending([ALICE])).toEqual(new Map([[ALICE, 0]]));
     await store.deposit(blob(1, { expiresAt: T0 + 61_000 }));
     await store.deposit(blob(2));
     await store.deposit(blob(3));
-    expect(await store.pending(ALICE)).toBe(3);
-    expect(await store.pending(BOB)).toBe(0);
+    await store.deposit(blob(4, { address: BOB }));
+    expect(await store.pending([ALICE, BOB, "nobody"])).toEqual(
+      new Map([
+        [ALICE, 3],
+        [BOB, 1],
+        ["nobody", 0],
+      ]),
+    );
     clock.now = T0 + 61_000;
-    expect(await store.pending(ALICE)).toBe(2);
+    expect(await store.pending([ALICE])).toEqual(new Map([[ALICE, 2]]));
+    expect(await store.pending([])).toEqual(new Map());
   });
 
   it("queues a msgId anew once its earlier blob has expired", async () => {
@@ -279,6 +289,75 @@ describe("InboxStore deposit notice", () => {
     store.onDeposit((deposit) => notified.push(deposit.notified));
     await store.deposit(blob(1));
     expect(notified).toEqual([false]);
+  });
+});
+
+describe("InboxStore deposit wake check", () => {
+  // Another package's function, as its migration would make it: true for Bob only, and only
+  // when given the deposit's time and the configured argument; null for a third address.
+  const CAROL = "carol@example.com:1";
+  const CHECK = `create function test_wake_check(p_address text, p_now bigint, p_argument bigint)
+    returns boolean language sql stable as $$
+      select case when p_address = '${CAROL}' then null
+        else p_address = '${BOB}' and p_now = ${T0} and p_argument = 7 end
+    $$`;
+
+  it("answers each stored blob of a batch in the deposit statement itself", async () => {
+    const { storage, store } = await setup({
+      quota: 2,
+      depositConcurrency: 1,
+      depositWakeCheck: { sqlFunction: "test_wake_check", argument: 7 },
+    });
+    await storage.db.execute(sql.raw(CHECK));
+    await store.register(BOB, ALICE_KEY);
+    await store.register(CAROL, ALICE_KEY);
+    const heard: Array<[string, boolean | null | undefined]> = [];
+    store.onDeposit((deposit) => heard.push([deposit.address, deposit.wakeUpDue]));
+    await store.deposit(blob(1));
+    const outcomes = await Promise.allSettled(
+      [
+        blob(2),
+        blob(3),
+        blob(4, { address: BOB }),
+        blob(5, { address: "nobody" }),
+        blob(1),
+        blob(6, { address: CAROL }),
+      ].map((input) => store.deposit(input)),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "fulfilled",
+    ]);
+    expect(outcomes[2]).toMatchObject({ value: { idempotent: false, wakeUpDue: true } });
+    expect(outcomes[4]).toEqual({ status: "fulfilled", value: { idempotent: true } });
+    expect(heard).toEqual([
+      [ALICE, false],
+      [ALICE, false],
+      [BOB, true],
+      [CAROL, null],
+    ]);
+  });
+
+  it("leaves wakeUpDue undefined in a store without one", async () => {
+    const { store } = await setup();
+    const heard: CommittedDeposit[] = [];
+    store.onDeposit((deposit) => heard.push(deposit));
+    expect(await store.deposit(blob(1))).not.toHaveProperty("wakeUpDue");
+    expect(heard[0]).not.toHaveProperty("wakeUpDue");
+  });
+
+  it("refuses a function name that is not a plain SQL identifier", async () => {
+    const { storage } = await setup();
+    const options = { db: storage.db, now: () => T0, quota: 1, minTtlMs: 0, maxTtlMs: 1 };
+    for (const sqlFunction of ["", "pg_sleep(1);--", "Upper", "a.b", "x y"]) {
+      expect(
+        () => new InboxStore({ ...options, depositWakeCheck: { sqlFunction, argument: 1 } }),
+      ).toThrow(TypeError);
+    }
   });
 });
 

@@ -9,7 +9,9 @@ import {
   type DepositInput,
   type DepositNotice,
   type DepositResult,
+  type DepositWakeCheck,
   depositBlobs,
+  depositWithWakeCheck,
   type StoredDeposit,
 } from "./deposit.js";
 import { InboxError } from "./errors.js";
@@ -34,6 +36,11 @@ export interface InboxStoreOptions {
    * listeners on other connections hear of deposits without a statement of their own.
    */
   depositNotice?: DepositNotice;
+  /**
+   * The deposit statement also asks this check for each blob it stores (see DepositWakeCheck);
+   * deposit listeners hear its answer as CommittedDeposit.wakeUpDue.
+   */
+  depositWakeCheck?: DepositWakeCheck;
   /** Told when a deposit listener throws (the deposit itself has committed). */
   onListenerError?: (error: unknown) => void;
 }
@@ -46,6 +53,8 @@ export interface CommittedDeposit {
   previousReceivedAt: number;
   /** The deposit's transaction sent the store's DepositNotice: no announcement is due. */
   notified: boolean;
+  /** The store's DepositWakeCheck's answer for this blob (null too); undefined without one. */
+  wakeUpDue?: boolean | null;
   /** The blob as `envelopesSince` would serve it (built on first call); undefined once expired. */
   envelope(): BridgeEnvelope | undefined;
 }
@@ -66,8 +75,9 @@ const UNEXPIRED_AFTER = `select msg_id, ciphertext, sender, received_at, expires
   order by received_at
   limit $4::integer`;
 
-const PENDING = `select count(*) as pending from inbox_blobs
-  where address = $1::text and expires_at > $2::bigint`;
+const PENDING = `select address, count(*) as pending from inbox_blobs
+  where address = any($1::text[]) and expires_at > $2::bigint
+  group by address`;
 
 interface QueuedRow {
   msg_id: string;
@@ -94,7 +104,14 @@ export class InboxStore {
     if (options.minTtlMs > options.maxTtlMs) throw new RangeError("minTtlMs exceeds maxTtlMs");
     this.#options = options;
     this.#db = options.db;
-    const { quota, minTtlMs, maxTtlMs } = options;
+    const { quota, minTtlMs, maxTtlMs, depositWakeCheck } = options;
+    const wakeCheck =
+      depositWakeCheck === undefined
+        ? undefined
+        : {
+            statement: depositWithWakeCheck(depositWakeCheck),
+            argument: depositWakeCheck.argument,
+          };
     this.#deposit = createBatcher(
       (inputs: DepositInput[]) =>
         depositBlobs(
@@ -103,6 +120,7 @@ export class InboxStore {
           options.now(),
           { quota, minTtlMs, maxTtlMs },
           options.depositNotice,
+          wakeCheck,
         ),
       { concurrency: options.depositConcurrency ?? 2, maxBatch: 32 },
     );
@@ -171,13 +189,16 @@ export class InboxStore {
     };
   }
 
-  /** Unexpired blobs queued for `address` (at most the quota). */
-  async pending(address: string): Promise<number> {
-    const [row] = await preparedRows<{ pending: number | string }>(this.#db, PENDING, [
-      address,
-      this.#options.now(),
-    ]);
-    return Number(row?.pending ?? 0);
+  /** Unexpired blobs queued for each of these addresses (at most the quota), in one statement. */
+  async pending(addresses: readonly string[]): Promise<Map<string, number>> {
+    const rows = await preparedRows<{ address: string; pending: number | string }>(
+      this.#db,
+      PENDING,
+      [[...addresses], this.#options.now()],
+    );
+    const counts = new Map(addresses.map((address) => [address, 0]));
+    for (const row of rows) counts.set(row.address, Number(row.pending));
+    return counts;
   }
 
   /** Removes an unexpired blob; SVC_BLOB_NOT_FOUND when it is acknowledged or expired. */
@@ -258,13 +279,14 @@ export class InboxStore {
 
   #announce(input: DepositInput, stored: StoredDeposit): void {
     if (this.#listeners.size === 0) return;
-    const { receivedAt, previousReceivedAt, expiresAt } = stored;
+    const { receivedAt, previousReceivedAt, expiresAt, wakeUpDue } = stored;
     let envelope: BridgeEnvelope | undefined;
     const deposit: CommittedDeposit = {
       address: input.address,
       receivedAt,
       previousReceivedAt,
       notified: this.#options.depositNotice !== undefined,
+      ...(wakeUpDue === undefined ? {} : { wakeUpDue }),
       envelope: () => {
         // A read filters expired blobs; so does this (a zero minimum TTL allows one at once).
         if (expiresAt <= this.#options.now()) return undefined;

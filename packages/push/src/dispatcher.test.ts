@@ -69,7 +69,7 @@ describe.each(kinds)("the wake-up dispatcher on %s", (kind) => {
     const dispatcher = new WakeUpDispatcher({
       subscriptions,
       liveAmong: async (addresses) => new Set(addresses.filter((a) => live.has(a))),
-      pending: async () => 3,
+      pending: async (addresses) => new Map(addresses.map((address) => [address, 3])),
       send: service.send,
       coalesceMs: 30_000,
       now: () => clock,
@@ -216,7 +216,7 @@ describe.skipIf(!hasTestPostgres())("two dispatchers on one PostgreSQL", () => {
       const dispatcher = new WakeUpDispatcher({
         subscriptions: createPushSubscriptions(storage.db) as PushSubscriptions,
         liveAmong: async () => new Set(),
-        pending: async () => 2,
+        pending: async (addresses) => new Map(addresses.map((address) => [address, 2])),
         send: service.send,
         coalesceMs: 30_000,
         onOutcome: counted.onOutcome,

@@ -9,8 +9,8 @@ export interface WakeUpDispatcherOptions {
   subscriptions: PushSubscriptions;
   /** The addresses among these with a live SSE or WebSocket bridge on any instance. */
   liveAmong(addresses: readonly string[]): Promise<ReadonlySet<string>>;
-  /** Blobs queued for the address: the wake-up's `pending`. */
-  pending(address: string): Promise<number>;
+  /** Blobs queued for each of these addresses: the wake-up's `pending`. One statement for all. */
+  pending(addresses: readonly string[]): Promise<ReadonlyMap<string, number>>;
   /** One wake-up request, retries included; never throws (see @svc/web-push sendWebPush). */
   send(target: PushTarget, plaintext: Uint8Array): Promise<Pick<SendOutcome, "outcome">>;
   /** At most one wake-up per subscription in this many ms while the address has not fetched. */
@@ -138,35 +138,19 @@ export class WakeUpDispatcher {
     }
   }
 
-  /** Which subscriptions of these addresses get a wake-up now; queues them. */
+  /**
+   * Which subscriptions of these addresses get a wake-up now; queues them. A live address is left
+   * out before the claim, so that it keeps its claim for when it goes to sleep; the pending
+   * counts are read while the claim runs.
+   */
   async #claimAndQueue(addresses: string[]): Promise<void> {
-    const { subscriptions } = this.#options;
-    const all = await subscriptions.ofAddresses(addresses);
-    if (all.length === 0) return;
-    const live = await this.#options.liveAmong([...new Set(all.map((s) => s.address))]);
-    const asleep = all.filter((s) => !live.has(s.address));
+    const live = await this.#options.liveAmong(addresses);
+    const asleep = addresses.filter((address) => !live.has(address));
     if (asleep.length === 0) return;
-    const now = this.#now();
-    const { coalesceMs } = this.#options;
-    const expired = asleep.filter((s) => s.expiresAt !== null && s.expiresAt <= now);
-    if (expired.length > 0) {
-      await subscriptions.removeExpired([...new Set(expired.map((s) => s.address))], now);
-    }
-    // Those woken within the interval as read would lose the claim: it is asked for the others
-    // only, and their pending counts are read meanwhile.
-    const due = asleep.filter(
-      (s) =>
-        (s.expiresAt === null || s.expiresAt > now) &&
-        (s.wokenAt === null || s.wokenAt <= now - coalesceMs),
-    );
-    const targets = [...new Set(due.map((s) => s.address))];
-    const [claimed, pending] = await Promise.all([
-      subscriptions.claim(targets, now, coalesceMs),
-      Promise.all(
-        targets.map(async (address) => [address, await this.#options.pending(address)] as const),
-      ).then((entries) => new Map(entries)),
+    const [{ claimed, coalesced }, pending] = await Promise.all([
+      this.#options.subscriptions.claim(asleep, this.#now(), this.#options.coalesceMs),
+      this.#options.pending(asleep),
     ]);
-    const coalesced = asleep.length - expired.length - claimed.length;
     if (coalesced > 0) this.#count("coalesced", coalesced);
     if (claimed.length === 0) return;
     if (this.#closed) {

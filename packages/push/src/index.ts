@@ -6,8 +6,9 @@ export {
   type WakeUpOutcome,
 } from "./dispatcher.js";
 export { PushStoreError } from "./errors.js";
-export { pushMigrations, pushSubscriptions } from "./schema.js";
+export { pushMigrations, pushSubscriptions, WAKE_DUE_FUNCTION } from "./schema.js";
 export {
+  type Claim,
   createPushSubscriptions,
   type NewSubscription,
   type PushSubscriptions,

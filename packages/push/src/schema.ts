@@ -9,6 +9,13 @@ export const pushMigrations: PackageMigrations = {
 };
 
 /**
+ * The SQL function of migration 0001 (address, now, coalesceMs) → boolean: whether a deposit to
+ * the address may cause a wake-up (null: the address has no subscription). The inbox's deposit
+ * statement calls it by this name.
+ */
+export const WAKE_DUE_FUNCTION = "svc_push_wake_due";
+
+/**
  * Each address's Web Push subscriptions, one per endpoint. `woken_at` is when the last wake-up
  * was claimed (null: none since the address last fetched its inbox): the claim that sets it is
  * what coalesces wake-ups across every instance sharing the database.

@@ -75,30 +75,40 @@ describe.each(kinds)("push subscriptions on %s", (kind) => {
   it("claims a subscription once per interval, and again at once after a fetch", async () => {
     const subs = await store();
     await subs.subscribe(ALICE, subscription(1), { now: 0, max: 8 });
-    expect((await subs.claim([ALICE], 1000, 30_000)).map((s) => s.endpoint)).toEqual([
+    expect((await subs.claim([ALICE], 1000, 30_000)).claimed.map((s) => s.endpoint)).toEqual([
       subscription(1).endpoint,
     ]);
-    expect(await subs.claim([ALICE], 2000, 30_000)).toEqual([]);
+    expect(await subs.claim([ALICE], 2000, 30_000)).toEqual({ claimed: [], coalesced: 1 });
     expect((await subs.ofAddresses([ALICE]))[0]?.wokenAt).toBe(1000);
-    expect(await subs.claim([ALICE], 31_000, 30_000)).toHaveLength(1);
+    expect((await subs.claim([ALICE], 31_000, 30_000)).claimed).toHaveLength(1);
     await subs.fetched(ALICE);
     expect((await subs.ofAddresses([ALICE]))[0]?.wokenAt).toBeNull();
-    expect(await subs.claim([ALICE], 31_001, 30_000)).toHaveLength(1);
+    expect((await subs.claim([ALICE], 31_001, 30_000)).claimed).toHaveLength(1);
     // Renewal (new keys) wakes at once too.
     await subs.subscribe(ALICE, subscription(1, 7), { now: 31_002, max: 8 });
-    const [renewed] = await subs.claim([ALICE], 31_003, 30_000);
+    const [renewed] = (await subs.claim([ALICE], 31_003, 30_000)).claimed;
     expect(renewed?.auth).toEqual(new Uint8Array(16).fill(7));
   });
 
-  it("never claims an expired subscription, and removes it", async () => {
+  it("never claims an expired subscription, and removes it in the same statement", async () => {
     const subs = await store();
     await subs.subscribe(ALICE, { ...subscription(1), expiresAt: 5000 }, { now: 0, max: 8 });
     await subs.subscribe(ALICE, { ...subscription(2), expiresAt: 50_000 }, { now: 0, max: 8 });
-    expect((await subs.claim([ALICE], 6000, 0)).map((s) => s.endpoint)).toEqual([
-      subscription(2).endpoint,
+    await subs.subscribe(ALICE, subscription(3), { now: 0, max: 8 });
+    await subs.subscribe(BOB, { ...subscription(4), expiresAt: 5000 }, { now: 0, max: 8 });
+    await subs.claim([ALICE], 10, 30_000);
+    const { claimed, coalesced } = await subs.claim([ALICE], 6000, 30_000);
+    expect({ claimed, coalesced }).toEqual({ claimed: [], coalesced: 2 });
+    expect((await subs.ofAddresses([ALICE])).map((s) => s.expiresAt).sort()).toEqual([
+      50_000,
+      null,
     ]);
-    expect(await subs.removeExpired([ALICE], 6000)).toBe(1);
-    expect((await subs.ofAddresses([ALICE])).map((s) => s.expiresAt)).toEqual([50_000]);
+    expect(await subs.ofAddresses([BOB])).toHaveLength(1); // not among the claimed addresses
+    await subs.fetched(ALICE);
+    expect((await subs.claim([ALICE, BOB], 6001, 30_000)).claimed.map((s) => s.wokenAt)).toEqual([
+      6001, 6001,
+    ]);
+    expect(await subs.ofAddresses([BOB])).toEqual([]);
   });
 
   it("claims each subscription once when many claim at the same time", async () => {
@@ -109,9 +119,10 @@ describe.each(kinds)("push subscriptions on %s", (kind) => {
     );
     expect(
       claims
-        .flat()
+        .flatMap((claim) => claim.claimed)
         .map((s) => s.endpoint)
         .sort(),
     ).toEqual([1, 2, 3].map((n) => subscription(n).endpoint));
+    expect(claims.reduce((sum, claim) => sum + claim.coalesced, 0)).toBe(7 * 3);
   });
 });

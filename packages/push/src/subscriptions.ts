@@ -1,6 +1,6 @@
-import { type Database, plainBytes } from "@svc/db";
+import { type Database, plainBytes, preparedRows } from "@svc/db";
 import type { PushTarget } from "@svc/web-push";
-import { and, count, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { and, count, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { PushStoreError } from "./errors.js";
 import { pushSubscriptions } from "./schema.js";
 
@@ -43,20 +43,50 @@ export interface PushSubscriptions {
   /**
    * Claims a wake-up for each unexpired subscription of these addresses not woken within the
    * last `coalesceMs` (or since the address's last fetch): sets its woken_at to `now` and
-   * returns it. Atomic across every instance on the database: one claim of a subscription wins.
+   * returns it; deletes those whose expirationTime has passed; counts the others (`coalesced`).
+   * One statement, atomic across every instance on the database: one claim of a subscription
+   * wins.
    */
-  claim(
-    addresses: readonly string[],
-    now: number,
-    coalesceMs: number,
-  ): Promise<StoredSubscription[]>;
+  claim(addresses: readonly string[], now: number, coalesceMs: number): Promise<Claim>;
   /** The address fetched its inbox: its next deposit wakes it at once. */
   fetched(address: string): Promise<void>;
-  /** Deletes the subscriptions of these addresses whose expirationTime has passed. */
-  removeExpired(addresses: readonly string[], now: number): Promise<number>;
   /** Subscriptions stored, for every address. */
   count(): Promise<number>;
 }
+
+/** What a claim took, and how many unexpired subscriptions it left to an earlier wake-up. */
+export interface Claim {
+  claimed: StoredSubscription[];
+  coalesced: number;
+}
+
+interface ClaimRow {
+  address: string | null;
+  endpoint: string | null;
+  p256dh: Uint8Array;
+  auth: Uint8Array;
+  expires_at: number | string | null;
+  woken_at: number | string | null;
+  coalesced: number | string;
+}
+
+// Prepared, since each wake-up decision runs it. Every part reads the statement's one snapshot:
+// the count is of the subscriptions before the claim, and the delete and the update touch
+// disjoint rows.
+const CLAIM = `with expired as (
+    delete from push_subscriptions where address = any($1::text[]) and expires_at <= $2::bigint
+  ), claimed as (
+    update push_subscriptions set woken_at = $2::bigint
+    where address = any($1::text[]) and (expires_at is null or expires_at > $2::bigint)
+      and (woken_at is null or woken_at <= $3::bigint)
+    returning address, endpoint, p256dh, auth, expires_at, woken_at
+  )
+  select claimed.*, counts.coalesced from (
+    select (
+      select count(*) from push_subscriptions
+      where address = any($1::text[]) and (expires_at is null or expires_at > $2::bigint)
+    ) - (select count(*) from claimed) as coalesced
+  ) counts left join claimed on true`;
 
 type Row = typeof pushSubscriptions.$inferSelect;
 
@@ -148,19 +178,22 @@ export function createPushSubscriptions(db: Database): PushSubscriptions {
     },
 
     async claim(addresses, now, coalesceMs) {
-      if (addresses.length === 0) return [];
-      const rows = await db
-        .update(pushSubscriptions)
-        .set({ wokenAt: now })
-        .where(
-          and(
-            inArray(pushSubscriptions.address, [...addresses]),
-            sql`(${pushSubscriptions.wokenAt} is null or ${pushSubscriptions.wokenAt} <= ${now - coalesceMs})`,
-            sql`(${pushSubscriptions.expiresAt} is null or ${pushSubscriptions.expiresAt} > ${now})`,
-          ),
-        )
-        .returning(STORED_COLUMNS);
-      return rows.map(stored);
+      if (addresses.length === 0) return { claimed: [], coalesced: 0 };
+      const rows = await preparedRows<ClaimRow>(db, CLAIM, [[...addresses], now, now - coalesceMs]);
+      const claimed = rows.flatMap((row) =>
+        row.address === null || row.endpoint === null
+          ? []
+          : [
+              stored({
+                ...row,
+                address: row.address,
+                endpoint: row.endpoint,
+                expiresAt: row.expires_at === null ? null : Number(row.expires_at),
+                wokenAt: row.woken_at === null ? null : Number(row.woken_at),
+              }),
+            ],
+      );
+      return { claimed, coalesced: Number(rows[0]?.coalesced ?? 0) };
     },
 
     async fetched(address) {
@@ -168,20 +201,6 @@ export function createPushSubscriptions(db: Database): PushSubscriptions {
         .update(pushSubscriptions)
         .set({ wokenAt: null })
         .where(and(eq(pushSubscriptions.address, address), isNotNull(pushSubscriptions.wokenAt)));
-    },
-
-    async removeExpired(addresses, now) {
-      if (addresses.length === 0) return 0;
-      const removed = await db
-        .delete(pushSubscriptions)
-        .where(
-          and(
-            inArray(pushSubscriptions.address, [...addresses]),
-            lte(pushSubscriptions.expiresAt, now),
-          ),
-        )
-        .returning({ endpoint: pushSubscriptions.endpoint });
-      return removed.length;
     },
 
     async count() {

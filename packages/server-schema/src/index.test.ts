@@ -58,6 +58,7 @@ const SINCE_LEGACY = [
   "kt-log/0004_kt_kem_key_hash",
   "devices/0000_device_lists",
   "push/0000_push_subscriptions",
+  "push/0001_push_wake_due",
 ];
 
 /** What the old layout held at 0005 and later: a row or two in every table. */

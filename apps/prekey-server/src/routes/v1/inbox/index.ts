@@ -1,4 +1,4 @@
-import { type DepositNotice, InboxStore, startPruner } from "@svc/inbox";
+import { type DepositNotice, type DepositWakeCheck, InboxStore, startPruner } from "@svc/inbox";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import type { Services } from "../../../services.js";
@@ -15,6 +15,8 @@ export interface InboxHooks {
   fetched?(address: string): Promise<void>;
   /** Awaited after the address was unregistered. */
   unregistered?(address: string): Promise<void>;
+  /** Asked by each deposit's own statement: whether a push wake-up may be due. */
+  depositWakeCheck?: DepositWakeCheck;
 }
 
 /**
@@ -37,6 +39,7 @@ export function registerInboxRoutes(
     maxTtlMs,
     depositConcurrency: services.storage.batchConcurrency,
     depositNotice,
+    depositWakeCheck: hooks.depositWakeCheck,
     onListenerError: (error) =>
       services.logger.warn("inbox deposit listener failed", { error: errorName(error) }),
   });

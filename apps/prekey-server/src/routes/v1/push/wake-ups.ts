@@ -47,7 +47,7 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
   const dispatcher = new WakeUpDispatcher({
     subscriptions: sources.subscriptions,
     liveAmong: (addresses) => sources.hub.liveAmong(addresses),
-    pending: (address) => sources.inbox.pending(address),
+    pending: (addresses) => sources.inbox.pending(addresses),
     send: (target, plaintext) => sendWebPush(target, plaintext, options),
     coalesceMs: config.push.coalesceMs,
     now: services.now,
@@ -57,9 +57,13 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
         error: error instanceof Error ? error.name : "unknown",
       }),
   });
-  const unsubscribe = sources.inbox.onDeposit((deposit) =>
-    dispatcher.depositCommitted(deposit.address),
-  );
+  // The deposit's own statement said whether a wake-up may be due (WAKE_DUE_FUNCTION): null, the
+  // address has no subscription; false, none is due, the deposit is coalesced (counted once, as
+  // nothing was read to count its subscriptions). Without the check's answer, the dispatcher asks.
+  const unsubscribe = sources.inbox.onDeposit(({ address, wakeUpDue }) => {
+    if (wakeUpDue === false) metrics.pushWakeUps.inc({ outcome: "coalesced" });
+    else if (wakeUpDue !== null) dispatcher.depositCommitted(address);
+  });
   metrics.pushSubscriptions.sampleWith(cached(() => sources.subscriptions.count(), GAUGE_CACHE_MS));
   services.onClose(async () => {
     unsubscribe();
