@@ -23,6 +23,8 @@ const SUBSCRIBED = 1000;
 const DEPOSITS_PER_SECOND = QUICK ? 200 : 400;
 const WARMUP_SECONDS = QUICK ? 2 : 5;
 const LOAD_SECONDS = QUICK ? 4 : 10;
+/** Turns the push-off and push-on servers take over LOAD_SECONDS. */
+const ROUNDS = QUICK ? 2 : 5;
 const MAX_IN_FLIGHT = 64;
 const WAKE_UPS = QUICK ? 300 : 1000;
 const WAKE_UPS_PER_SECOND = 100;
@@ -40,14 +42,7 @@ export async function pushWakeUpsSuite(): Promise<void> {
   const hanging = await startPushService("hang");
   const answering = await startPushService("answer");
   try {
-    const off = await depositLatency("deposit, push off", { SVC_PUSH: "off" }, undefined);
-    const on = await depositLatency(
-      `deposit, push on, ${SUBSCRIBED} subscriptions hanging`,
-      {},
-      hanging,
-    );
-    on.baseline = off.name;
-    on.compare = "p99Ms";
+    const [off, on] = await depositRows(hanging);
     const wakeUp = await wakeUpLatency(answering);
     printTable(
       `push: deposits at ${DEPOSITS_PER_SECOND}/s to ${SUBSCRIBED} addresses; wake-ups at ${WAKE_UPS_PER_SECOND}/s`,
@@ -207,37 +202,61 @@ async function depositAtRate(
 
 // ------------------------------------------------------------------ rows
 
-/** Deposit request-to-answer at a fixed rate over SUBSCRIBED addresses. */
-async function depositLatency(
-  name: string,
-  env: Record<string, string>,
-  service: PushService | undefined,
-): Promise<BenchRow> {
-  const server = await startInstance(env);
+/**
+ * Deposit request-to-answer at a fixed rate over SUBSCRIBED addresses, on two servers at once:
+ * push off, and push on with every address subscribed at `hanging`. After a warm-up of each, the
+ * two take turns, ROUNDS rounds of LOAD_SECONDS / ROUNDS each (the first of a round alternating),
+ * so that a drift of the machine's speed, large on a shared two-core VM, falls on both rows alike.
+ */
+async function depositRows(hanging: PushService): Promise<[BenchRow, BenchRow]> {
+  const off = await startInstance({ SVC_PUSH: "off" });
+  const on = await startInstance({});
   try {
     const addresses = Array.from({ length: SUBSCRIBED }, (_, i) => `bench-push-${i}:1`);
-    await prepare(server, addresses, service);
+    await prepare(off, addresses);
+    await prepare(on, addresses, hanging);
     const warmup = DEPOSITS_PER_SECOND * WARMUP_SECONDS;
-    const total = warmup + DEPOSITS_PER_SECOND * LOAD_SECONDS;
-    const before = service?.requests() ?? 0;
-    const { answered, failed, seconds } = await depositAtRate(
-      server,
-      addresses,
-      total,
-      DEPOSITS_PER_SECOND,
-      warmup,
-    );
-    answered.sort((a, b) => a - b);
-    const hung = service ? `, ${service.requests() - before} wake-up requests left hanging` : "";
-    return {
-      name,
-      opsPerSec: answered.length / seconds,
-      p50Ms: percentile(answered, 0.5),
-      p99Ms: percentile(answered, 0.99),
-      note: `${answered.length} measured after ${WARMUP_SECONDS} s of warm-up, ${failed} failed${hung}`,
+    for (const server of [off, on]) {
+      await depositAtRate(server, addresses, warmup, DEPOSITS_PER_SECOND, warmup);
+    }
+    const perRound = Math.round((DEPOSITS_PER_SECOND * LOAD_SECONDS) / ROUNDS);
+    const measured = [off, on].map(() => ({ answered: [] as number[], failed: 0, seconds: 0 }));
+    const before = hanging.requests();
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? [0, 1] : [1, 0];
+      for (const i of order) {
+        const server = i === 0 ? off : on;
+        const run = await depositAtRate(server, addresses, perRound, DEPOSITS_PER_SECOND, 0);
+        const into = measured[i] as (typeof measured)[0];
+        into.answered.push(...run.answered);
+        into.failed += run.failed;
+        into.seconds += run.seconds;
+      }
+    }
+    const hung = hanging.requests() - before;
+    const row = (name: string, i: number, note = ""): BenchRow => {
+      const { answered, failed, seconds } = measured[i] as (typeof measured)[0];
+      answered.sort((x, y) => x - y);
+      return {
+        name,
+        opsPerSec: answered.length / seconds,
+        p50Ms: percentile(answered, 0.5),
+        p99Ms: percentile(answered, 0.99),
+        note: `${answered.length} measured in ${ROUNDS} rounds taking turns with the other row, after ${WARMUP_SECONDS} s of warm-up; ${failed} failed${note}`,
+      };
     };
+    const offRow = row("deposit, push off", 0);
+    const onRow = row(
+      `deposit, push on, ${SUBSCRIBED} subscriptions hanging`,
+      1,
+      `; ${hung} wake-up requests made meanwhile, left hanging`,
+    );
+    onRow.baseline = offRow.name;
+    onRow.compare = "p99Ms";
+    return [offRow, onRow];
   } finally {
-    await server.stop();
+    await off.stop();
+    await on.stop();
   }
 }
 
