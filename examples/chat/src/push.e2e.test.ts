@@ -147,10 +147,13 @@ describe.skipIf(skipReason !== undefined)("chat page wake-ups", () => {
     await expectThread(erin, [{ direction: "in", text: "while you look", state: "received" }]);
     expect(service.wakeUps).toEqual([]);
 
+    // Whether the server sees the page's bridge close before or after this deposit, it wakes the
+    // page: at the deposit, or when the bridge closes with the blob still queued. (A second
+    // wake-up may come if the page closed before its ack of the first message reached the server.)
     await erin.close();
     await frank.send("erin:1", new TextEncoder().encode("while you are away"));
     await frank.close();
-    await expect.poll(() => service.wakeUps.length, POLL).toBe(1);
+    await expect.poll(() => service.wakeUps.length, POLL).toBeGreaterThanOrEqual(1);
     expect(service.wakeUps[0]).toMatchObject({
       "content-encoding": "aes128gcm",
       urgency: "high",

@@ -4,8 +4,9 @@ import { describe, expect, it } from "vitest";
 import { PushError } from "./errors.js";
 import { decodeSubscriptionKeys } from "./subscription-keys.js";
 
+// A fixed key whose standard base64 holds "+" and "/", so the base64url check is always exercised.
 const ecdh = createECDH("prime256v1");
-ecdh.generateKeys();
+ecdh.setPrivateKey(Buffer.alloc(32, 1));
 const point = ecdh.getPublicKey();
 const auth = Buffer.alloc(16, 7);
 const p256dh = point.toString("base64url");
@@ -52,6 +53,7 @@ describe("decodeSubscriptionKeys", () => {
     ["auth of 17 bytes", p256dh, Buffer.alloc(17).toString("base64url"), "auth must be 16 bytes"],
     ["auth with a space", p256dh, ` ${authText}`, "auth must be base64url"],
   ])("refuses %s with INVALID_SUBSCRIPTION", (_name, p, a, message) => {
+    expect(point.toString("base64")).toMatch(/[+/]/);
     const error = refusal(p, a);
     expect(error).toBeInstanceOf(PushError);
     expect(error).toMatchObject({ code: "INVALID_SUBSCRIPTION", message });

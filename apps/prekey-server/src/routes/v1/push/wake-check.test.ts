@@ -29,7 +29,7 @@ describe("the deposit's own wake check", () => {
         },
         pending: async (addresses) => new Map(addresses.map((address) => [address, 1])),
       },
-      hub: { liveAmong: async () => new Set() },
+      hub: { liveAmong: async () => new Set(), closed: false },
       vapid: generateVapidKeys(),
     });
     const committed = (address: string, wakeUpDue: boolean | null | undefined) => {

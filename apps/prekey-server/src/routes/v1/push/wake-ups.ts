@@ -14,7 +14,7 @@ const GAUGE_CACHE_MS = 5000;
 export interface WakeUpSources {
   subscriptions: PushSubscriptions;
   inbox: Pick<InboxStore, "onDeposit" | "pending">;
-  hub: Pick<BridgeHub, "liveAmong">;
+  hub: Pick<BridgeHub, "liveAmong" | "closed">;
   vapid: VapidKeys;
 }
 
@@ -27,6 +27,8 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
   const { config, metrics, logger } = services;
   let closed = false;
   const sleeps = new Set<() => void>();
+  const warnOfFailure = (error: unknown) =>
+    logger.warn("push wake-up failed", { error: error instanceof Error ? error.name : "unknown" });
   const options: SendOptions = {
     vapid: sources.vapid,
     subject: config.push.contact,
@@ -52,10 +54,7 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
     coalesceMs: config.push.coalesceMs,
     now: services.now,
     onOutcome: (outcome, count) => metrics.pushWakeUps.inc({ outcome }, count),
-    onError: (error) =>
-      logger.warn("push wake-up failed", {
-        error: error instanceof Error ? error.name : "unknown",
-      }),
+    onError: warnOfFailure,
   });
   // The deposit's own statement said whether a wake-up may be due (WAKE_DUE_FUNCTION): null, the
   // address has no subscription; false, none is due, the deposit is coalesced (counted once, as
@@ -64,9 +63,19 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
     if (wakeUpDue === false) metrics.pushWakeUps.inc({ outcome: "coalesced" });
     else if (wakeUpDue !== null) dispatcher.depositCommitted(address);
   });
+  // A bridge that was live when a deposit came may have belonged to an app already closing: the
+  // envelope reached no one and nothing woke the address. So when an address's last bridge closes
+  // (on one instance, cluster-wide) with blobs still queued for it, it is woken as after a deposit.
+  const offDisconnect = services.events.on("inbox.peer_disconnected", ({ address }) => {
+    if (sources.hub.closed) return;
+    sources.inbox.pending([address]).then((pending) => {
+      if ((pending.get(address) ?? 0) > 0) dispatcher.depositCommitted(address);
+    }, warnOfFailure);
+  });
   metrics.pushSubscriptions.sampleWith(cached(() => sources.subscriptions.count(), GAUGE_CACHE_MS));
   services.onClose(async () => {
     unsubscribe();
+    offDisconnect();
     closed = true;
     for (const stop of sleeps) stop();
     sleeps.clear();

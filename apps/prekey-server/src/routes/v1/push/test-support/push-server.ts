@@ -66,6 +66,7 @@ export function addressOn(
     /** Deposits a blob never deposited before (by any helper); the deposit's answer. */
     deposit: () => client.deposit(address, sender, envelope(++deposits)),
     fetchInbox: () => client.fetch(address, owner),
+    ack: (msgId: string) => client.ack(address, owner, msgId),
     stored: () => createPushSubscriptions(server.svc.services.storage.db).ofAddresses([address]),
     /** svc_push_wakeups_total{outcome} on this server. */
     wakeUps: async (outcome: string) => {
