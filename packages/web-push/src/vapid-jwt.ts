@@ -16,7 +16,8 @@ const signingKeys = new WeakMap<VapidKeys, KeyObject>();
 /**
  * The `Authorization` header of a Web Push request (RFC 8292 section 3):
  * `vapid t=<ES256 JWT>, k=<base64url public key>`, the JWT's claims `{aud, exp, sub?}` with aud
- * the endpoint's origin and exp 12 hours after `nowMs`.
+ * the endpoint's origin and exp 12 hours after it was signed: at `nowMs`, or up to an hour
+ * before for the same keys, origin and subject.
  */
 export function vapidAuthorization(
   endpoint: string,
@@ -24,8 +25,34 @@ export function vapidAuthorization(
   subject: string | undefined,
   nowMs: number,
 ): string {
-  return `vapid t=${vapidJwt(endpoint, keys, subject, nowMs)}, k=${encodeBase64Url(keys.publicKey)}`;
+  const signed = signedHeaders.get(keys) ?? new Map<string, SignedHeader>();
+  signedHeaders.set(keys, signed);
+  const audience = `${endpointOrigin(endpoint)}\n${subject ?? ""}`;
+  const cached = signed.get(audience);
+  if (cached !== undefined && nowMs >= cached.signedAtMs && nowMs - cached.signedAtMs < RESIGN_MS) {
+    return cached.header;
+  }
+  const header = `vapid t=${vapidJwt(endpoint, keys, subject, nowMs)}, k=${encodeBase64Url(keys.publicKey)}`;
+  signed.delete(audience);
+  if (signed.size >= MAX_SIGNED_AUDIENCES) signed.delete(signed.keys().next().value as string);
+  signed.set(audience, { header, signedAtMs: nowMs });
+  return header;
 }
+
+/**
+ * A header is used again for an hour: every push service's requests (one origin for all of its
+ * subscriptions) then cost no signature, and the JWT still has 11 to 12 hours to run when sent.
+ */
+const RESIGN_MS = 60 * 60 * 1000;
+/** Audiences (origin and subject) kept per key pair; past it the oldest is signed again later. */
+const MAX_SIGNED_AUDIENCES = 1024;
+
+interface SignedHeader {
+  header: string;
+  signedAtMs: number;
+}
+
+const signedHeaders = new WeakMap<VapidKeys, Map<string, SignedHeader>>();
 
 /** The JWT alone; its first two parts are the signing input, fixed by its arguments. */
 export function vapidJwt(

@@ -91,6 +91,23 @@ describe("vapidAuthorization", () => {
     });
   });
 
+  it("signs again only after an hour, or for another origin or contact", () => {
+    const own = generateVapidKeys();
+    const header = (endpoint: string, subject: string | undefined, at: number) =>
+      vapidAuthorization(endpoint, own, subject, at);
+    const first = header("https://push.example.net/a", undefined, NOW);
+    expect(header("https://push.example.net/b", undefined, NOW + 3_599_999)).toBe(first);
+    const later = verified(header("https://push.example.net/a", undefined, NOW + 3_600_000));
+    expect(JSON.parse(later.claims).exp).toBe(Math.floor(NOW / 1000) + 3600 + 43_200);
+    const elsewhere = verified(header("https://other.example/a", undefined, NOW + 10));
+    expect(JSON.parse(elsewhere.claims).aud).toBe("https://other.example");
+    const contact = verified(header("https://push.example.net/a", "mailto:x@example.org", NOW));
+    expect(JSON.parse(contact.claims).sub).toBe("mailto:x@example.org");
+    // A clock set back is not answered with a header signed in its future.
+    const back = verified(header("https://push.example.net/a", undefined, NOW - 1000));
+    expect(JSON.parse(back.claims).exp).toBe(Math.floor((NOW - 1000) / 1000) + 43_200);
+  });
+
   it("refuses an endpoint that is not a URL with ENDPOINT_REFUSED", () => {
     expect(() => vapidAuthorization("not a url", keys, undefined, NOW)).toThrow(
       expect.objectContaining({ code: "ENDPOINT_REFUSED", message: "endpoint is not a URL" }),
