@@ -181,6 +181,30 @@ describe.each(kinds)("the wake-up dispatcher on %s", (kind) => {
     expect(t.counts).toEqual({ dropped: 2, sent: 3 });
   });
 
+  it("starts one request per turn of the event loop when many slots are free at once", async () => {
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const startedAtTurn: number[] = [];
+    const t = await setUp({
+      send: async () => {
+        startedAtTurn.push(turns);
+        return { outcome: "sent" };
+      },
+    });
+    for (const n of [1, 2, 3, 4, 5, 6]) await t.subscribe(ALICE, `a${n}`);
+    t.dispatcher.depositCommitted(ALICE);
+    await t.dispatcher.idle();
+    ticking = false;
+    expect(startedAtTurn).toHaveLength(6);
+    expect(new Set(startedAtTurn).size).toBe(6);
+    expect(t.counts).toEqual({ sent: 6 });
+  });
+
   it("closes without waiting for a request that hangs, dropping what was queued", async () => {
     const t = await setUp({ maxInFlight: 1 });
     t.service.holdUntil(new Promise(() => {}));

@@ -52,6 +52,7 @@ export class WakeUpDispatcher {
   readonly #deliveries: Delivery[] = [];
   readonly #idleWaiters = new Set<() => void>();
   #deciding = false;
+  #pumpScheduled = false;
   #inFlight = 0;
   #closed = false;
 
@@ -163,8 +164,17 @@ export class WakeUpDispatcher {
     }
   }
 
+  /**
+   * Starts the queued wake-ups the free slots allow, one per turn of the event loop: a send
+   * encrypts and signs before its first wait, and many slots freed at once (requests timing out
+   * together) would otherwise run all of that in one go while the deposits' requests wait.
+   */
   #pump(): void {
-    while (!this.#closed && this.#inFlight < this.#maxInFlight) {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      if (this.#closed || this.#inFlight >= this.#maxInFlight) return;
       const delivery = this.#deliveries.shift();
       if (delivery === undefined) return;
       this.#inFlight++;
@@ -173,7 +183,8 @@ export class WakeUpDispatcher {
         this.#pump();
         this.#settleIfIdle();
       });
-    }
+      this.#pump();
+    });
   }
 
   async #deliver({ subscription, plaintext }: Delivery): Promise<void> {
