@@ -9,7 +9,7 @@ export const pushMigrations: PackageMigrations = {
 };
 
 /**
- * The SQL function of migration 0001 (address, now, coalesceMs) → boolean: whether a deposit to
+ * The PL/pgSQL function of migration 0001 (address, now, coalesceMs) → boolean: whether a deposit to
  * the address may cause a wake-up (null: the address has no subscription). The inbox's deposit
  * statement calls it by this name.
  */
