@@ -45,6 +45,37 @@ describe("parsePrintedTables", () => {
       { table: "prekeys: PGlite", name: "wake-up latency", value: 12.5, higherIsBetter: false },
     ]);
   });
+
+  it("judges every row of a table compared by p99 or KiB by that figure, not by its rate", () => {
+    const rows: BenchRow[] = [
+      { name: "deposit answer", opsPerSec: 500, p50Ms: 1, p99Ms: 4 },
+      {
+        name: "sse delivery",
+        opsPerSec: 500,
+        p50Ms: 1.2,
+        p99Ms: 5,
+        baseline: "deposit answer",
+        compare: "p99Ms",
+      },
+    ];
+    const idle: BenchRow[] = [
+      { name: "bare", opsPerSec: 3000, kibEach: 7.5 },
+      { name: "bridges", opsPerSec: 1000, kibEach: 9, baseline: "bare", compare: "kibEach" },
+    ];
+    const text = printed("b: latency", rows) + printed("b: memory", idle);
+    expect(
+      parsePrintedTables(text).map(({ name, value, higherIsBetter }) => [
+        name,
+        value,
+        higherIsBetter,
+      ]),
+    ).toEqual([
+      ["deposit answer", 4, false],
+      ["sse delivery", 5, false],
+      ["bare", 7.5, false],
+      ["bridges", 9, false],
+    ]);
+  });
 });
 
 describe("judge", () => {

@@ -16,7 +16,8 @@ const NOT_A_RATE = new Set([...LOWER_IS_BETTER, "benchmark", "vs baseline", "not
 
 /**
  * Reads back what printTable wrote: every table's rows, each with its rate (the column after the
- * name, whatever its unit) or else its p99, p50 or memory figure. Columns are cut where the
+ * name, whatever its unit) or else its p99, p50 or memory figure; in a table whose rows were
+ * compared with their baselines by p99, KiB or RSS, every row by that figure. Columns are cut where the
  * dashed rule under the header puts them, so names with spaces stay whole.
  */
 export function parsePrintedTables(text: string): PrintedRow[] {
@@ -34,13 +35,35 @@ export function parsePrintedTables(text: string): PrintedRow[] {
       continue;
     }
     const columns = columnsOf(line, rule);
-    i += 2;
-    for (; i < lines.length && (lines[i] as string).trim() !== ""; i++) {
-      const row = readRow(table, columns, lines[i] as string);
+    const body: string[] = [];
+    for (i += 2; i < lines.length && (lines[i] as string).trim() !== ""; i++) {
+      body.push(lines[i] as string);
+    }
+    const judgedBy = tableFigure(columns, body);
+    for (const text of body) {
+      const row = readRow(table, columns, text, judgedBy);
       if (row) rows.push(row);
     }
   }
   return rows;
+}
+
+/** What a row's "vs baseline" says it was compared by, and the column that holds it. */
+const COMPARED_BY: Record<string, string> = { p99: "p99 ms", KiB: "KiB each", RSS: "RSS MiB" };
+
+/**
+ * The column a whole table is judged by when its rows say they were compared by a latency or a
+ * size: such a table runs at a fixed rate, or counts connections opened, so its rate says
+ * nothing about the path.
+ */
+function tableFigure(columns: Column[], body: string[]): string | undefined {
+  const column = columns.find((c) => c.header === "vs baseline");
+  if (column === undefined) return undefined;
+  for (const text of body) {
+    const by = /x (\S+) of /.exec(text.slice(column.start, column.end))?.[1];
+    if (by !== undefined && by in COMPARED_BY) return COMPARED_BY[by];
+  }
+  return undefined;
 }
 
 interface Column {
@@ -59,7 +82,12 @@ function columnsOf(header: string, rule: string): Column[] {
   return columns;
 }
 
-function readRow(table: string, columns: Column[], line: string): PrintedRow | undefined {
+function readRow(
+  table: string,
+  columns: Column[],
+  line: string,
+  judgedBy: string | undefined,
+): PrintedRow | undefined {
   const cell = (header: string) => {
     const column = columns.find((c) => c.header === header);
     return column ? line.slice(column.start, column.end).trim() : "";
@@ -67,6 +95,7 @@ function readRow(table: string, columns: Column[], line: string): PrintedRow | u
   const name = cell("benchmark");
   const rate = columns.find((c) => !NOT_A_RATE.has(c.header));
   const figures: Array<[string, boolean]> = [
+    ...(judgedBy ? [[judgedBy, false] as [string, boolean]] : []),
     ...(rate ? [[rate.header, true] as [string, boolean]] : []),
     ...LOWER_IS_BETTER.map((header) => [header, false] as [string, boolean]),
   ];
