@@ -28,7 +28,7 @@ function target(path: string) {
   return { endpoint: subscription.endpoint, ...keys };
 }
 
-/** Options whose sleep records its waits and returns at once. */
+/** Options whose sleep records its waits and returns at once; backoff waits are not stretched. */
 function options(extra: Partial<SendOptions> = {}) {
   const slept: number[] = [];
   const sendOptions: SendOptions = {
@@ -39,6 +39,7 @@ function options(extra: Partial<SendOptions> = {}) {
     sleep: async (ms) => {
       slept.push(ms);
     },
+    random: () => 0,
     ...extra,
   };
   return { options: sendOptions, slept };

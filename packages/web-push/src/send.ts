@@ -32,6 +32,8 @@ export interface SendOptions {
   maxAttempts?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /** What stretches the backoff waits (see retryWaitMs). Default Math.random. */
+  random?: () => number;
 }
 
 /**
@@ -60,7 +62,8 @@ const DEFAULTS = {
 /**
  * One RFC 8030 message: the plaintext encrypted (RFC 8291) once, POSTed with a VAPID
  * Authorization (RFC 8292). Redirects are never followed (a 3xx fails). 429, 5xx, timeouts and
- * network errors are retried with Retry-After or 1 s, 2 s. Never throws.
+ * network errors are retried with Retry-After or 1 s, 2 s (each stretched by up to half). Never
+ * throws.
  */
 export async function sendWebPush(
   target: PushTarget,
@@ -92,7 +95,8 @@ export async function sendWebPush(
     if (attempt >= maxAttempts) {
       return { outcome: "failed", attempts: attempt, ...describe(answer) };
     }
-    await sleep(retryWaitMs("error" in answer ? undefined : answer.retryAfter, attempt, now()));
+    const retryAfter = "error" in answer ? undefined : answer.retryAfter;
+    await sleep(retryWaitMs(retryAfter, attempt, now(), options.random));
   }
 }
 
