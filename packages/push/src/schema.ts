@@ -9,9 +9,9 @@ export const pushMigrations: PackageMigrations = {
 };
 
 /**
- * The PL/pgSQL function of migration 0001 (address, now, coalesceMs) → boolean: whether a deposit to
- * the address may cause a wake-up (null: the address has no subscription). The inbox's deposit
- * statement calls it by this name.
+ * The PL/pgSQL function of migration 0001 (address, now, coalesceMs) → boolean: whether a
+ * deposit to the address may cause a wake-up (null: the address has no subscription). The inbox's
+ * deposit statement calls it by this name.
  */
 export const WAKE_DUE_FUNCTION = "svc_push_wake_due";
 
