@@ -88,7 +88,18 @@ describe.skipIf(!built)("send and listen from the same home at once", () => {
       }
       await sending;
       const aliceLines = () => aliceOut().stdout.split("\n").filter(Boolean);
-      await until(() => aliceLines().length >= MESSAGES && bobGot.length >= MESSAGES, 120_000);
+      await until(
+        () => aliceLines().length >= MESSAGES && bobGot.length >= MESSAGES,
+        120_000,
+      ).catch((error: Error) => {
+        const missing = (got: string[], want: string[]) => want.filter((m) => !got.includes(m));
+        throw new Error(
+          `${error.message}: alice got ${aliceLines().length}, bob got ${bobGot.length}; ` +
+            `alice lacks ${missing(aliceLines(), numbered("bob:1: from bob")).join(", ")}; ` +
+            `bob lacks ${missing(bobGot, numbered("alice:1: from alice")).join(", ")}; ` +
+            `errors ${errors.map(String).join("; ")}; alice stderr ${aliceOut().stderr}`,
+        );
+      });
       // Anything handed over twice would come within this while.
       await new Promise((resolve) => setTimeout(resolve, 500));
       aliceListen?.child.kill("SIGTERM");

@@ -52,6 +52,28 @@ describe("acquirePidLock", () => {
     await again();
   });
 
+  it("lets one holder in at a time among many waiting in this process", async () => {
+    const path = join(dir, "lock");
+    let inside = 0;
+    let most = 0;
+    let entered = 0;
+    await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        for (let round = 0; round < 10; round++) {
+          const release = await acquirePidLock(path, { whenHeld, waitMs: 30_000 });
+          inside++;
+          entered++;
+          most = Math.max(most, inside);
+          await new Promise((resolve) => setImmediate(resolve));
+          inside--;
+          await release();
+        }
+      }),
+    );
+    expect({ entered, most }).toEqual({ entered: 400, most: 1 });
+    expect(await readdir(dir)).toEqual([]);
+  }, 60_000);
+
   it("takes over the lock of a process that is gone, of an earlier life of its own pid, or that holds no pid", async () => {
     for (const holder of [`${deadPid()}\n`, `${process.pid}\n`, "garbage", ""]) {
       const path = join(dir, "lock");

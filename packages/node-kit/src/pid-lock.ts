@@ -12,8 +12,12 @@ export interface PidLockOptions {
 
 const RETRY_MS = 10;
 
-/** Lock files this process holds, by path: a lock naming our own pid may be a dead namesake's. */
-const held = new Set<string>();
+/**
+ * Per lock path, the last of this process's acquirers: each waits for the one before it to let go
+ * before it touches the file, so a file naming this process's pid is never one of its own live
+ * holders (that one would be ahead in the queue) but an earlier life's of the same pid.
+ */
+const queues = new Map<string, Promise<void>>();
 
 /**
  * Takes the lock file `path` for this process: a file holding its pid and a newline, mode 0600,
@@ -28,14 +32,40 @@ export async function acquirePidLock(
 ): Promise<() => Promise<void>> {
   const key = resolve(path);
   const deadline = Date.now() + (options.waitMs ?? 0);
-  for (;;) {
-    if (await create(key)) {
-      held.add(key);
-      return () => release(key);
+  const before = queues.get(key);
+  let letGo = () => {};
+  const turn = new Promise<void>((resolve) => {
+    letGo = resolve;
+  });
+  const mine = (before ?? Promise.resolve()).then(() => turn);
+  queues.set(key, mine);
+  const leave = () => {
+    letGo();
+    if (queues.get(key) === mine) queues.delete(key);
+  };
+  try {
+    if (before && !(await settlesBy(before, deadline))) throw options.whenHeld(process.pid);
+    await takeFile(key, deadline, options);
+  } catch (error) {
+    leave();
+    throw error;
+  }
+  return async () => {
+    try {
+      await release(key);
+    } finally {
+      leave();
     }
+  };
+}
+
+/** Takes the file once no other live process holds it, or throws `whenHeld` at `deadline`. */
+async function takeFile(key: string, deadline: number, options: PidLockOptions): Promise<void> {
+  for (;;) {
+    if (await create(key)) return;
     const pid = await holder(key);
     if (pid === "absent") continue;
-    if (pid === "unreadable" || !isAlive(pid, key)) {
+    if (pid === "unreadable" || !isAlive(pid)) {
       await removeStale(key, pid);
       continue;
     }
@@ -44,10 +74,22 @@ export async function acquirePidLock(
   }
 }
 
+/** Whether `promise` settles before `deadline`. */
+async function settlesBy(promise: Promise<void>, deadline: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([promise.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** For process exit, where nothing asynchronous runs; a lock left behind is stale by its pid anyway. */
 export function releasePidLockSync(path: string): void {
   const key = resolve(path);
-  held.delete(key);
   try {
     if (readFileSync(key, "utf8") === `${process.pid}\n`) unlinkSync(key);
   } catch {
@@ -56,7 +98,6 @@ export function releasePidLockSync(path: string): void {
 }
 
 async function release(path: string): Promise<void> {
-  held.delete(path);
   if ((await holder(path).catch(() => "absent")) !== process.pid) return;
   await unlink(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;
@@ -88,8 +129,8 @@ async function holder(path: string): Promise<number | "absent" | "unreadable"> {
   return /^[1-9][0-9]{0,9}\n$/.test(text) ? Number(text.slice(0, -1)) : "unreadable";
 }
 
-function isAlive(pid: number, path: string): boolean {
-  if (pid === process.pid) return held.has(path);
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return false; // its own holders are ahead of it in the queue
   try {
     process.kill(pid, 0);
     return true;
