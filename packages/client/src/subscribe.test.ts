@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { ClientError } from "./errors.js";
 import type { ReceivedMessage } from "./inbound.js";
 import { identityOf, parseState } from "./state.js";
+import { type KeyStore, memoryStore } from "./store.js";
 import { bytes, member, str, type TestClient } from "./test-support/clients.js";
 import { startTestServer } from "./test-support/server.js";
 import { delay, hookedFetch } from "./test-support/wire.js";
@@ -215,6 +217,35 @@ describe("SvcClient.subscribe", () => {
     expect((await bob.receive()).map((m) => str(m.plaintext))).toEqual(["fragile"]);
     expect(await bob.receive()).toEqual([]);
     expect(bob.errors).toHaveLength(1);
+  });
+
+  it("hands over a batch whose store change failed once it goes through, without a reconnect", async () => {
+    const server = await startTestServer();
+    const alice = await member(server.url, "alice:1");
+    const inner = memoryStore();
+    let failNext = 0;
+    const store: KeyStore = {
+      ...inner,
+      transaction: (task) => {
+        if (failNext > 0 && failNext--) {
+          return Promise.reject(new ClientError("STORE_LOCKED", "held by another process"));
+        }
+        return inner.transaction?.(task) ?? task();
+      },
+    };
+    const bob = await member(server.url, "bob:1", { store });
+    const seen = recorder();
+    const subscription = bob.subscribe(seen.onMessage, { onTransport: seen.onTransport });
+    await until(() => seen.transports.length === 1);
+    failNext = 3;
+    await sendAll(alice, "bob:1", ["held up", "behind it"]);
+    await until(() => seen.messages.length === 2);
+    expect(seen.messages).toEqual(["alice:1 held up", "alice:1 behind it"]);
+    expect(seen.transports).toEqual(["ws"]);
+    expect(bob.errors.map((e) => (e as ClientError).code)).toEqual(["STORE_LOCKED"]);
+    subscription.close();
+    await subscription.closed;
+    expect(await bob.receive()).toEqual([]);
   });
 
   it("closes promptly while a long-poll is held, and through an AbortSignal", async () => {

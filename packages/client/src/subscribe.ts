@@ -78,16 +78,26 @@ export function subscribe(
 
   let since = 0;
   let queue: Promise<void> = Promise.resolve();
-  const process = (envelopes: BridgeEnvelope[]): Promise<void> => {
-    queue = queue.then(async () => {
+  /**
+   * A batch whose handling failed as a whole (the store could not be locked or written) is tried
+   * again, in turn and after a backoff, until it goes through or the subscription closes: the
+   * bridge does not send it again while the connection lasts. Only the first failure is reported.
+   */
+  const handle = async (envelopes: BridgeEnvelope[]): Promise<void> => {
+    for (let attempt = 0; !signal.aborted; attempt++) {
       try {
         const outcomes = await host.mailbox.process(envelopes.map(inboundOf));
         await host.mailbox.settle(outcomes, deliver);
         since = Math.max(since, ...envelopes.map((e) => e.receivedAt));
+        return;
       } catch (error) {
-        report(error);
+        if (attempt === 0) report(error);
       }
-    });
+      await sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt), signal).catch(() => undefined);
+    }
+  };
+  const process = (envelopes: BridgeEnvelope[]): Promise<void> => {
+    queue = queue.then(() => handle(envelopes));
     return queue;
   };
 
