@@ -22,9 +22,12 @@ const QUICK = process.env.BENCH_QUICK === "1";
 const SUBSCRIBED = 1000;
 const DEPOSITS_PER_SECOND = QUICK ? 200 : 400;
 const WARMUP_SECONDS = QUICK ? 2 : 5;
-const LOAD_SECONDS = QUICK ? 4 : 10;
-/** Turns the push-off and push-on servers take over LOAD_SECONDS. */
-const ROUNDS = QUICK ? 2 : 5;
+const LOAD_SECONDS = QUICK ? 4 : 20;
+/**
+ * Turns the push-off and push-on servers take over LOAD_SECONDS: short turns, so that a pause of
+ * the shared machine falls on both rows alike rather than on one row's whole turn.
+ */
+const ROUNDS = QUICK ? 4 : 20;
 const MAX_IN_FLIGHT = 64;
 const WAKE_UPS = QUICK ? 300 : 1000;
 const WAKE_UPS_PER_SECOND = 100;
