@@ -52,6 +52,8 @@ const TRANSPORTS: Record<TransportName, Transport> = {
 /** A connection shorter than this counts as a failure for the reconnect backoff. */
 const STABLE_MS = 5000;
 const MAX_BACKOFF_MS = 30_000;
+/** The wait after `failures` failed attempts in a row: 250 ms, doubling, at most 30 s. */
+const backoffMs = (failures: number) => Math.min(MAX_BACKOFF_MS, 250 * 2 ** (failures - 1));
 
 /**
  * Drains the inbox, then stays connected over the first transport that connects, reconnecting
@@ -93,7 +95,7 @@ export function subscribe(
       } catch (error) {
         if (attempt === 0) report(error);
       }
-      await sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** attempt), signal).catch(() => undefined);
+      await sleep(backoffMs(attempt + 1), signal).catch(() => undefined);
     }
   };
   const process = (envelopes: BridgeEnvelope[]): Promise<void> => {
@@ -132,7 +134,7 @@ export function subscribe(
     (options.onDisconnect ?? report)(error);
   };
   let failures = 0;
-  const backoff = () => sleep(Math.min(MAX_BACKOFF_MS, 250 * 2 ** (failures - 1)), signal);
+  const backoff = () => sleep(backoffMs(failures), signal);
 
   /** The first drain, retried like a connection until it goes through once. */
   async function drainOnce(): Promise<void> {

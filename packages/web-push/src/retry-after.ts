@@ -4,7 +4,7 @@ export const MAX_RETRY_WAIT_MS = 60_000;
 export const BACKOFF_MS = [1000, 2000] as const;
 
 /** A backoff wait is stretched by up to this share of itself, drawn at random. */
-export const BACKOFF_JITTER = 0.5;
+const BACKOFF_JITTER = 0.5;
 
 /**
  * How long to wait before attempt `attempt + 1`: the answer's Retry-After (delay-seconds or an
