@@ -21,6 +21,7 @@ import { readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
   type AppendRows,
   lockSequencer,
+  readLoggedListVersions,
   readMapRows,
   readProofState,
   readSubtrees,
@@ -40,8 +41,11 @@ export type KtChange =
   | DeviceListChange;
 
 /**
- * A new version of an account's device list: an identity leaf under the list's own name in the
- * log (`address`, see {@link deviceListChange}), committing to the version's hash.
+ * A version of an account's device list: an identity leaf under the list's own name in the log
+ * (`address`, see {@link deviceListChange}), committing to the version's hash. The version itself
+ * is kept beside the leaf (not in it): a change whose version is not newer than the one the log
+ * shows appends nothing, so a late append (a writer's, or a repair's that read before another
+ * writer) never makes an older version the latest again.
  */
 export interface DeviceListChange {
   kind: "device-list";
@@ -49,11 +53,19 @@ export interface DeviceListChange {
   address: string;
   account: string;
   listHash: Uint8Array;
+  version: number;
 }
 
-/** The change that logs version `listHash` of `account`'s device list. */
-export function deviceListChange(account: string, listHash: Uint8Array): DeviceListChange {
-  return { kind: "device-list", address: deviceListSubject(account), account, listHash };
+/** The change that logs `version` of `account`'s device list, whose hash is `listHash`. */
+export function deviceListChange(
+  account: string,
+  listHash: Uint8Array,
+  version: number,
+): DeviceListChange {
+  if (!Number.isSafeInteger(version) || version < 1) {
+    throw new RangeError("a device list version is a positive integer");
+  }
+  return { kind: "device-list", address: deviceListSubject(account), account, listHash, version };
 }
 
 /** The commitment of a change's leaf under `opening` (throws for a change that cannot be logged). */
@@ -71,10 +83,16 @@ export function changeCommitment(change: KtChange, opening: Uint8Array): Uint8Ar
 /** A change with its address's VRF index, as the batch appends it. */
 export type IndexedChange = KtChange & { vrf: AddressIndex };
 
+/**
+ * Where a change was logged. A device list version the log already shows, or shows a later
+ * version of, is not appended again: `leafIndex` is then that logged leaf's, `superseded` is
+ * true and `sth` the latest one as of the batch.
+ */
 export interface Appended {
   leafIndex: number;
   /** The STH of the tree that ends with this leaf. */
   sth: SignedTreeHead;
+  superseded?: true;
 }
 
 /** The log's right edge as of a tree size, kept between batches to skip re-reading it. */
@@ -151,8 +169,17 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
 
   const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
   const written = new Map<string, MapRow>();
+  const lists = await loggedListVersions(db, changes);
   const appended: Appended[] = [];
   for (const [i, change] of changes.entries()) {
+    if (change.kind === "device-list") {
+      const logged = lists.get(change.address);
+      if (logged?.version != null && logged.version >= change.version) {
+        appended.push({ leafIndex: logged.leafIndex, sth: latest, superseded: true });
+        continue;
+      }
+      lists.set(change.address, { leafIndex: range.size, version: change.version });
+    }
     const opening = newOpening();
     const commitment = changeCommitment(change, opening);
     const leaf = encodeLeafV2({
@@ -164,7 +191,15 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
     const hash = leafHash(leaf);
     const leafIndex = range.size;
     const kemKeyHash = change.kind === "identity" ? (change.kemKeyHash ?? null) : null;
-    rows.leaves.push({ leafIndex, address: change.address, leaf, opening, kemKeyHash });
+    const listVersion = change.kind === "device-list" ? change.version : null;
+    rows.leaves.push({
+      leafIndex,
+      address: change.address,
+      leaf,
+      opening,
+      kemKeyHash,
+      listVersion,
+    });
     rows.vrf.push({ address: change.address, ...change.vrf });
     rows.subtrees.push(...range.append(hash));
     const { root, writes } = planMapUpdate(keys[i] as Uint8Array, hash, mapRows);
@@ -183,8 +218,23 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
     appended.push({ leafIndex, sth });
   }
   rows.mapRows = [...written.values()];
+  const edgeAfter = { size: range.size, nodes: range.nodes() };
+  if (rows.leaves.length === 0) return { appended, edge: edgeAfter };
   if (!(await writeAppendRows(db, rows, latest))) return undefined;
-  return { appended, edge: { size: range.size, nodes: range.nodes() } };
+  const last = rows.sths[rows.sths.length - 1] as SignedTreeHead;
+  for (const entry of appended) if (entry.superseded) entry.sth = last;
+  return { appended, edge: edgeAfter };
+}
+
+/** The device list versions the log shows for the batch's device-list changes. */
+function loggedListVersions(
+  db: Database,
+  changes: readonly IndexedChange[],
+): Promise<Map<string, { leafIndex: number; version: number | null }>> {
+  const names = changes.flatMap((change) =>
+    change.kind === "device-list" ? [change.address] : [],
+  );
+  return names.length === 0 ? Promise.resolve(new Map()) : readLoggedListVersions(db, names);
 }
 
 /** A fresh 32-byte commitment opening. */

@@ -50,8 +50,8 @@ describe.each(kinds)("KtLog and device lists, on %s", (kind) => {
   it("logs each version as an identity leaf under the list's own index and proves the latest", async () => {
     const log = await openLog();
     await log.append(identityChange("alice:1", 1));
-    await log.append(deviceListChange("alice", listHash(1)));
-    await log.append(deviceListChange("alice", listHash(2)));
+    await log.append(deviceListChange("alice", listHash(1), 1));
+    await log.append(deviceListChange("alice", listHash(2), 2));
     const proof = await log.deviceListProof("alice", listHash(2));
     expect(proof?.body).toMatchObject({ type: "inclusion", leafIndex: 2 });
     expect(proof?.body).not.toHaveProperty("kemKeyHash");
@@ -68,10 +68,36 @@ describe.each(kinds)("KtLog and device lists, on %s", (kind) => {
     expect(device.body).toMatchObject({ type: "inclusion", leafIndex: 0 });
   });
 
+  it("never logs a version behind a later one's leaf: a late append is superseded", async () => {
+    const log = await openLog();
+    await log.append(deviceListChange("alice", listHash(1), 1));
+    const second = await log.append(deviceListChange("alice", listHash(2), 2));
+    // A repair that read version 1 before version 2 was written, or version 2's own append twice.
+    for (const late of [1, 2]) {
+      const answer = await log.append(deviceListChange("alice", listHash(late), late));
+      expect(answer).toEqual({ leafIndex: second.leafIndex, sth: second.sth, superseded: true });
+    }
+    expect((await log.latestSth()).treeSize).toBe(2);
+    expect(await log.deviceListProof("alice", listHash(2))).toBeDefined();
+    // In one batch: the later version first, the earlier one after it appends nothing.
+    const batch = await Promise.all([
+      log.append(deviceListChange("alice", listHash(4), 4)),
+      log.append(deviceListChange("alice", listHash(3), 3)),
+      log.append(identityChange("bob", 1)),
+    ]);
+    expect(batch.map((answer) => answer.superseded ?? false)).toEqual([false, true, false]);
+    expect((await log.latestSth()).treeSize).toBe(4);
+    expect(await log.deviceListProof("alice", listHash(4))).toBeDefined();
+    expect(await log.deviceListProof("alice", listHash(3))).toBeUndefined();
+    await log.append(deviceListChange("alice", listHash(5), 5));
+    expect(await log.deviceListProof("alice", listHash(5))).toBeDefined();
+    expect(() => deviceListChange("alice", listHash(1), 0)).toThrow(RangeError);
+  });
+
   it("proves no version but the latest, and the absence of a list never written", async () => {
     const log = await openLog();
-    await log.append(deviceListChange("alice", listHash(1)));
-    await log.append(deviceListChange("alice", listHash(2)));
+    await log.append(deviceListChange("alice", listHash(1), 1));
+    await log.append(deviceListChange("alice", listHash(2), 2));
     expect(await log.deviceListProof("alice", listHash(1))).toBeUndefined();
     expect(await log.deviceListProof("alice", undefined)).toBeUndefined();
     const absent = await log.deviceListProof("bob", undefined);
@@ -86,7 +112,7 @@ describe.each(kinds)("KtLog and device lists, on %s", (kind) => {
   it("gives proofs a verifier refuses for another version, another account or an address", async () => {
     const log = await openLog();
     await log.append(identityChange("alice", 1));
-    await log.append(deviceListChange("alice", listHash(1)));
+    await log.append(deviceListChange("alice", listHash(1), 1));
     const proof = (await log.deviceListProof("alice", listHash(1))) as NonNullable<
       Awaited<ReturnType<KtLog["deviceListProof"]>>
     >;
@@ -111,7 +137,7 @@ describe.each(kinds)("KtLog and device lists, on %s", (kind) => {
 
   it("commits SHA-256 of the domain, opening, the list's name and the list hash", async () => {
     const log = await openLog();
-    await log.append(deviceListChange("alice", listHash(1)));
+    await log.append(deviceListChange("alice", listHash(1), 1));
     const proof = await log.deviceListProof("alice", listHash(1));
     if (proof?.body.type !== "inclusion" || proof.body.opening === undefined) throw new Error();
     const name = new TextEncoder().encode("devices/alice");
@@ -127,9 +153,9 @@ describe.each(kinds)("KtLog and device lists, on %s", (kind) => {
     );
     expect(deviceListCommitment(proof.body.opening, "alice", listHash(1))).toEqual(expected);
     expect(decodeLeafV2(proof.body.leaf).commitment).toEqual(expected);
-    await expect(log.append(deviceListChange("alice", new Uint8Array(31)))).rejects.toThrow(
+    await expect(log.append(deviceListChange("alice", new Uint8Array(31), 1))).rejects.toThrow(
       RangeError,
     );
-    expect(() => deviceListChange("Alice\u0301", listHash(1))).toThrow(RangeError);
+    expect(() => deviceListChange("Alice\u0301", listHash(1), 1)).toThrow(RangeError);
   });
 });

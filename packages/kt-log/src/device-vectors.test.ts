@@ -46,8 +46,8 @@ async function generate(): Promise<Record<string, unknown>> {
       },
     });
     const versions = devices.chain.slice(0, 2);
-    for (const { listHashHex } of versions) {
-      await log.append(deviceListChange(ACCOUNT, hexToBytes(listHashHex)));
+    for (const { list, listHashHex } of versions) {
+      await log.append(deviceListChange(ACCOUNT, hexToBytes(listHashHex), list.version));
     }
     const leaves = (await log.leaves(0)).leaves;
     const sths = await Promise.all([0, 1, 2].map((n) => log.sthAt(n)));

@@ -561,11 +561,13 @@ export class KtLog {
         ...(this.#newOpening ? { newOpening: this.#newOpening } : {}),
       });
       this.#edge = edge;
-      const newest = (appended[appended.length - 1] as Appended).sth;
+      const signed = appended.filter((result) => !result.superseded);
+      const newest = signed[signed.length - 1]?.sth;
+      if (newest === undefined) return appended;
       // Committed first: a witness must never hold a size the database could still lose.
       await this.#witnessing?.publish(newest);
       this.#proofs.sawLatest(newest, performance.now());
-      for (const result of appended) this.#onPublish(result.sth);
+      for (const result of signed) this.#onPublish(result.sth);
       return appended;
     } catch (error) {
       this.#edge = undefined;

@@ -9,7 +9,7 @@ import {
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
-import { and, asc, desc, eq, gte, lt, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, lt, type SQL, sql } from "drizzle-orm";
 import { ktLeaves, ktLog, ktSths } from "./schema.js";
 
 /**
@@ -223,6 +223,26 @@ export async function readLatestLeaf(
   );
 }
 
+/**
+ * The latest leaf of each of `addresses` (device list names), with the list version it logs
+ * (null when not recorded).
+ */
+export async function readLoggedListVersions(
+  db: Database,
+  addresses: readonly string[],
+): Promise<Map<string, { leafIndex: number; version: number | null }>> {
+  const rows = await db
+    .selectDistinctOn([ktLeaves.address], {
+      address: ktLeaves.address,
+      leafIndex: ktLeaves.leafIndex,
+      version: ktLeaves.listVersion,
+    })
+    .from(ktLeaves)
+    .where(inArray(ktLeaves.address, [...addresses]))
+    .orderBy(ktLeaves.address, desc(ktLeaves.leafIndex));
+  return new Map(rows.map(({ address, ...logged }) => [address, logged]));
+}
+
 /** Leaves with index in [start, end), in order. */
 export async function readLeaves(db: Database, start: number, end: number): Promise<Uint8Array[]> {
   const rows = await db
@@ -235,7 +255,12 @@ export async function readLeaves(db: Database, start: number, end: number): Prom
 
 export interface AppendRows {
   leaves: Array<
-    StoredLeaf & { address: string; opening: Uint8Array; kemKeyHash: Uint8Array | null }
+    StoredLeaf & {
+      address: string;
+      opening: Uint8Array;
+      kemKeyHash: Uint8Array | null;
+      listVersion: number | null;
+    }
   >;
   /** VRF indexes of the batch's addresses; those already stored are left as they are. */
   vrf: Array<{ address: string; index: Uint8Array; proof: Uint8Array }>;
@@ -266,13 +291,14 @@ export async function writeAppendRows(
       where tree_size = ${base.treeSize}::bigint and timestamp_ms = ${base.timestampMs}::bigint
         and not exists (select 1 from kt_sths where tree_size > ${base.treeSize}::bigint)
     ), leaves as (
-      insert into kt_leaves (leaf_index, address, leaf, opening, kem_key_hash)
-      select i, a, decode(l, 'hex'), decode(o, 'hex'), decode(nullif(k, ''), 'hex')
+      insert into kt_leaves (leaf_index, address, leaf, opening, kem_key_hash, list_version)
+      select i, a, decode(l, 'hex'), decode(o, 'hex'), decode(nullif(k, ''), 'hex'), nullif(v, 0)
       from unnest(${sql.param(leaves.map((l) => l.leafIndex))}::bigint[],
         ${sql.param(leaves.map((l) => l.address))}::text[],
         ${hex(leaves.map((l) => l.leaf))}::text[],
         ${hex(leaves.map((l) => l.opening))}::text[],
-        ${optionalHex(leaves.map((l) => l.kemKeyHash))}::text[]) as t(i, a, l, o, k)
+        ${optionalHex(leaves.map((l) => l.kemKeyHash))}::text[],
+        ${sql.param(leaves.map((l) => l.listVersion ?? 0))}::bigint[]) as t(i, a, l, o, k, v)
       where exists (select 1 from base)
     ), vrf as (
       insert into kt_vrf (address, vrf_index, proof)

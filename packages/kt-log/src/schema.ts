@@ -35,6 +35,11 @@ export const ktLeaves = pgTable(
      * one (shown in proofs for its address, beside the opening).
      */
     kemKeyHash: bytea("kem_key_hash"),
+    /**
+     * The device list version a device-list leaf logs (null for other leaves, and for those
+     * logged before it was recorded): appends never put a version behind a later one's leaf.
+     */
+    listVersion: bigint("list_version", { mode: "number" }),
   },
   (table) => [index("kt_leaves_address_leaf_index_idx").on(table.address, table.leafIndex)],
 );

@@ -48,7 +48,7 @@ const EQUIVALENT: Record<string, LegacyTag> = {
 };
 
 /** Columns the migrations since 4.7 added to the tables of TABLES. */
-const ADDED_SINCE_LEGACY: Record<string, number> = { identities: 3, kt_leaves: 2 };
+const ADDED_SINCE_LEGACY: Record<string, number> = { identities: 3, kt_leaves: 3 };
 
 /** Package migrations added after 4.7: every upgraded database runs them. */
 const SINCE_LEGACY = [
@@ -56,6 +56,7 @@ const SINCE_LEGACY = [
   "kt-log/0002_kt_cosignatures",
   "kt-log/0003_kt_vrf_index",
   "kt-log/0004_kt_kem_key_hash",
+  "kt-log/0005_kt_list_version",
   "devices/0000_device_lists",
   "push/0000_push_subscriptions",
   "push/0001_push_wake_due",

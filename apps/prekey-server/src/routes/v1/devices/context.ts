@@ -5,8 +5,11 @@ import type { KtProofAnswer } from "../keys/index.js";
 
 /** Where key transparency plugs into the device list routes; both are optional. */
 export interface DevicesHooks {
-  /** Awaited after a version is stored and before the write answers: its log leaf. */
-  listWritten?(account: string, listHash: Uint8Array): Promise<void>;
+  /**
+   * Awaited after a version is stored and before the write answers: its log leaf (none when the
+   * log already shows that version or a later one).
+   */
+  listWritten?(account: string, written: { version: number; listHash: Uint8Array }): Promise<void>;
   /**
    * The `ktProof` member of a read: a proof that version `listHash` is the account's latest, or
    * (undefined) that it never had a list; undefined when the log shows something else yet.

@@ -59,7 +59,7 @@ export function registerWriteRoute(app: Hono<AppEnv>, routes: DevicesRoutes): vo
       throw refused;
     }
     writes.labels({ outcome: "written" }).inc();
-    await hooks.listWritten?.(account, written.listHash);
+    await hooks.listWritten?.(account, written);
     return c.json({ ok: true, version: written.version });
   });
 }
@@ -67,8 +67,9 @@ export function registerWriteRoute(app: Hono<AppEnv>, routes: DevicesRoutes): vo
 /**
  * A version stored whose leaf never reached the log (the process died between the two) is not
  * served (reads fall back to the version before), so no client could chain a version to it; any
- * write to the account logs it first. A leaf appended twice (its own append still under way) is
- * harmless: a proof shows the latest leaf.
+ * write to the account logs it first. The log appends a version only when it shows no later one:
+ * a version read here just before another writer's (on any instance) is logged is skipped, and
+ * one whose own append is still under way is logged once.
  */
 async function logLatestIfMissing(routes: DevicesRoutes, account: string): Promise<void> {
   const { lists, hooks } = routes;
@@ -76,5 +77,5 @@ async function logLatestIfMissing(routes: DevicesRoutes, account: string): Promi
   const latest = await lists.latest(account);
   if (latest === undefined) return;
   if ((await hooks.listProof(account, latest.listHash)) !== undefined) return;
-  await hooks.listWritten(account, latest.listHash);
+  await hooks.listWritten(account, { version: latest.list.version, listHash: latest.listHash });
 }

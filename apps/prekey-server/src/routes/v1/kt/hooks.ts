@@ -68,8 +68,8 @@ export function createKtHooks(
  */
 export function createDeviceKtHooks(log: KtLog): Required<DevicesHooks> {
   return {
-    async listWritten(account, listHash) {
-      await log.append(deviceListChange(account, listHash));
+    async listWritten(account, { version, listHash }) {
+      await log.append(deviceListChange(account, listHash, version));
     },
     async listProof(account, listHash) {
       const proof = await log.deviceListProof(account, listHash);

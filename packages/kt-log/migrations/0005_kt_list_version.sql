@@ -1,0 +1,1 @@
+ALTER TABLE "kt_leaves" ADD COLUMN "list_version" bigint;
