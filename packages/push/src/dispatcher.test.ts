@@ -143,6 +143,33 @@ describe.each(kinds)("the wake-up dispatcher on %s", (kind) => {
     expect(t.service.requests).toHaveLength(3);
   });
 
+  it("adds nothing for a deposit while the address's wake-ups are queued or in flight", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const t = await setUp({ maxInFlight: 1 });
+    t.service.holdUntil(gate);
+    await t.subscribe(ALICE, "a1");
+    await t.subscribe(ALICE, "a2");
+    t.dispatcher.depositCommitted(ALICE);
+    while (t.service.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    // One request hangs, the other waits for its slot; the interval passes, the app fetched.
+    t.advance(60_000);
+    await t.dispatcher.fetched(ALICE);
+    t.dispatcher.depositCommitted(ALICE);
+    t.dispatcher.depositCommitted(ALICE);
+    expect(t.counts).toEqual({ coalesced: 4 });
+    release();
+    await t.dispatcher.idle();
+    expect(t.service.requests).toHaveLength(2);
+    expect(t.counts).toEqual({ coalesced: 4, sent: 2 });
+    // Once they are answered, the next deposit wakes again.
+    t.dispatcher.depositCommitted(ALICE);
+    await t.dispatcher.idle();
+    expect(t.service.requests).toHaveLength(4);
+  });
+
   it("deletes a gone subscription and an expired one, and counts failures", async () => {
     const t = await setUp();
     await t.subscribe(ALICE, "gone");

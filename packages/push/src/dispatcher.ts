@@ -40,7 +40,8 @@ const DECISION_BATCH = 256;
  * Wakes the subscriptions of an address after a deposit, off the request path. Only the instance
  * that took the deposit hears of it, so across instances a deposit causes at most one wake-up per
  * subscription; nothing is sent while the address has a live bridge, and the claim of
- * PushSubscriptions.claim coalesces wake-ups until the address fetches.
+ * PushSubscriptions.claim coalesces wake-ups until the address fetches; while wake-ups of the
+ * address are still queued or in flight here, a deposit adds nothing.
  */
 export class WakeUpDispatcher {
   readonly #options: WakeUpDispatcherOptions;
@@ -49,6 +50,12 @@ export class WakeUpDispatcher {
   readonly #maxQueued: number;
   /** Addresses with a deposit not yet decided on (a second deposit meanwhile adds nothing). */
   readonly #undecided = new Set<string>();
+  /**
+   * Addresses with wake-ups queued or in flight here, and how many: a deposit meanwhile adds
+   * nothing either (the wake-up under way wakes the app), so a push service that hangs does not
+   * get the address claimed and queued again each interval.
+   */
+  readonly #waking = new Map<string, number>();
   readonly #deliveries: Delivery[] = [];
   readonly #idleWaiters = new Set<() => void>();
   #deciding = false;
@@ -77,6 +84,11 @@ export class WakeUpDispatcher {
   /** A deposit for `address` committed on this instance. Returns at once. */
   depositCommitted(address: string): void {
     if (this.#closed || this.#undecided.has(address)) return;
+    const underWay = this.#waking.get(address);
+    if (underWay !== undefined) {
+      this.#count("coalesced", underWay);
+      return;
+    }
     if (this.#undecided.size + this.#deliveries.length >= this.#maxQueued) {
       this.#count("dropped", 1);
       return;
@@ -107,6 +119,7 @@ export class WakeUpDispatcher {
     const dropped = this.#undecided.size + this.#deliveries.length;
     this.#undecided.clear();
     this.#deliveries.length = 0;
+    this.#waking.clear();
     if (dropped > 0) this.#count("dropped", dropped);
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
@@ -161,6 +174,7 @@ export class WakeUpDispatcher {
     for (const subscription of claimed) {
       const plaintext = wakeUpPlaintext(pending.get(subscription.address) ?? 0);
       this.#deliveries.push({ subscription, plaintext });
+      this.#waking.set(subscription.address, (this.#waking.get(subscription.address) ?? 0) + 1);
     }
   }
 
@@ -180,6 +194,7 @@ export class WakeUpDispatcher {
       this.#inFlight++;
       void this.#deliver(delivery).finally(() => {
         this.#inFlight--;
+        this.#doneWaking(delivery.subscription.address);
         this.#pump();
         this.#settleIfIdle();
       });
@@ -204,6 +219,12 @@ export class WakeUpDispatcher {
       }
     }
     this.#count(outcome, 1);
+  }
+
+  #doneWaking(address: string): void {
+    const left = (this.#waking.get(address) ?? 0) - 1;
+    if (left > 0) this.#waking.set(address, left);
+    else this.#waking.delete(address);
   }
 
   #count(outcome: WakeUpOutcome, count: number): void {
