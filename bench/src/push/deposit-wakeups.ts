@@ -45,11 +45,11 @@ export async function pushWakeUpsSuite(): Promise<void> {
   const hanging = await startPushService("hang");
   const answering = await startPushService("answer");
   try {
-    const [off, on] = await depositRows(hanging);
+    const deposits = await depositRows(hanging);
     const wakeUp = await wakeUpLatency(answering);
     printTable(
       `push: deposits at ${DEPOSITS_PER_SECOND}/s to ${SUBSCRIBED} addresses; wake-ups at ${WAKE_UPS_PER_SECOND}/s`,
-      [off, on, wakeUp],
+      [...deposits, wakeUp],
     );
   } finally {
     await hanging.close();
@@ -206,29 +206,35 @@ async function depositAtRate(
 // ------------------------------------------------------------------ rows
 
 /**
- * Deposit request-to-answer at a fixed rate over SUBSCRIBED addresses, on two servers at once:
- * push off, and push on with every address subscribed at `hanging`. After a warm-up of each, the
- * two take turns, ROUNDS rounds of LOAD_SECONDS / ROUNDS each (the first of a round alternating),
- * so that a drift of the machine's speed, large on a shared two-core VM, falls on both rows alike.
+ * Deposit request-to-answer at a fixed rate over SUBSCRIBED addresses, on three servers at once:
+ * push off, push on with every address subscribed at `hanging`, and push off again. After a
+ * warm-up of each, they take turns, ROUNDS rounds of LOAD_SECONDS / ROUNDS each (the order
+ * rotating), so that a drift of the machine's speed, large on a shared two-core VM, falls on every
+ * row alike. The second push-off server shows how far two identical servers land apart in the
+ * same run: what the push-on row's ratio is to be read against.
  */
-async function depositRows(hanging: PushService): Promise<[BenchRow, BenchRow]> {
-  const off = await startInstance({ SVC_PUSH: "off" });
-  const on = await startInstance({});
+async function depositRows(hanging: PushService): Promise<BenchRow[]> {
+  const servers = [
+    await startInstance({ SVC_PUSH: "off" }),
+    await startInstance({}),
+    await startInstance({ SVC_PUSH: "off" }),
+  ];
   try {
     const addresses = Array.from({ length: SUBSCRIBED }, (_, i) => `bench-push-${i}:1`);
-    await prepare(off, addresses);
-    await prepare(on, addresses, hanging);
+    for (const [i, server] of servers.entries()) {
+      await prepare(server, addresses, i === 1 ? hanging : undefined);
+    }
     const warmup = DEPOSITS_PER_SECOND * WARMUP_SECONDS;
-    for (const server of [off, on]) {
+    for (const server of servers) {
       await depositAtRate(server, addresses, warmup, DEPOSITS_PER_SECOND, warmup);
     }
     const perRound = Math.round((DEPOSITS_PER_SECOND * LOAD_SECONDS) / ROUNDS);
-    const measured = [off, on].map(() => ({ answered: [] as number[], failed: 0, seconds: 0 }));
+    const measured = servers.map(() => ({ answered: [] as number[], failed: 0, seconds: 0 }));
     const before = hanging.requests();
     for (let round = 0; round < ROUNDS; round++) {
-      const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      for (const i of order) {
-        const server = i === 0 ? off : on;
+      for (let turn = 0; turn < servers.length; turn++) {
+        const i = (round + turn) % servers.length;
+        const server = servers[i] as ServerProcess;
         const run = await depositAtRate(server, addresses, perRound, DEPOSITS_PER_SECOND, 0);
         const into = measured[i] as (typeof measured)[0];
         into.answered.push(...run.answered);
@@ -245,7 +251,7 @@ async function depositRows(hanging: PushService): Promise<[BenchRow, BenchRow]> 
         opsPerSec: answered.length / seconds,
         p50Ms: percentile(answered, 0.5),
         p99Ms: percentile(answered, 0.99),
-        note: `${answered.length} measured in ${ROUNDS} rounds taking turns with the other row, after ${WARMUP_SECONDS} s of warm-up; ${failed} failed${note}`,
+        note: `${answered.length} measured in ${ROUNDS} rounds taking turns with the other rows, after ${WARMUP_SECONDS} s of warm-up; ${failed} failed${note}`,
       };
     };
     const offRow = row("deposit, push off", 0);
@@ -254,12 +260,18 @@ async function depositRows(hanging: PushService): Promise<[BenchRow, BenchRow]> 
       1,
       `; ${hung} wake-up requests made meanwhile, left hanging`,
     );
-    onRow.baseline = offRow.name;
-    onRow.compare = "p99Ms";
-    return [offRow, onRow];
+    const spreadRow = row(
+      "deposit, push off, a second server",
+      2,
+      "; the same server as the first row: the bench's own spread",
+    );
+    for (const compared of [onRow, spreadRow]) {
+      compared.baseline = offRow.name;
+      compared.compare = "p99Ms";
+    }
+    return [offRow, onRow, spreadRow];
   } finally {
-    await off.stop();
-    await on.stop();
+    for (const server of servers) await server.stop();
   }
 }
 
