@@ -214,15 +214,30 @@ async function depositAtRate(
  * same run: what the push-on row's ratio is to be read against.
  */
 async function depositRows(hanging: PushService): Promise<BenchRow[]> {
-  const servers = [
-    await startInstance({ SVC_PUSH: "off" }),
-    await startInstance({}),
-    await startInstance({ SVC_PUSH: "off" }),
+  const roles: Array<{
+    name: string;
+    env: Record<string, string>;
+    subscribeAt?: PushService;
+    note?: string;
+  }> = [
+    { name: "deposit, push off", env: { SVC_PUSH: "off" } },
+    {
+      name: `deposit, push on, ${SUBSCRIBED} subscriptions hanging`,
+      env: {},
+      subscribeAt: hanging,
+    },
+    {
+      name: "deposit, push off, a second server",
+      env: { SVC_PUSH: "off" },
+      note: "; the same server as the first row: the bench's own spread",
+    },
   ];
+  const servers: ServerProcess[] = [];
   try {
+    for (const role of roles) servers.push(await startInstance(role.env));
     const addresses = Array.from({ length: SUBSCRIBED }, (_, i) => `bench-push-${i}:1`);
-    for (const [i, server] of servers.entries()) {
-      await prepare(server, addresses, i === 1 ? hanging : undefined);
+    for (const [i, role] of roles.entries()) {
+      await prepare(servers[i] as ServerProcess, addresses, role.subscribeAt);
     }
     const warmup = DEPOSITS_PER_SECOND * WARMUP_SECONDS;
     for (const server of servers) {
@@ -243,33 +258,22 @@ async function depositRows(hanging: PushService): Promise<BenchRow[]> {
       }
     }
     const hung = hanging.requests() - before;
-    const row = (name: string, i: number, note = ""): BenchRow => {
+    return roles.map((role, i): BenchRow => {
       const { answered, failed, seconds } = measured[i] as (typeof measured)[0];
       answered.sort((x, y) => x - y);
+      const note = role.subscribeAt
+        ? `; ${hung} wake-up requests made meanwhile, left hanging`
+        : (role.note ?? "");
       return {
-        name,
+        name: role.name,
         opsPerSec: answered.length / seconds,
         p50Ms: percentile(answered, 0.5),
         p99Ms: percentile(answered, 0.99),
         note: `${answered.length} measured in ${ROUNDS} rounds taking turns with the other rows, after ${WARMUP_SECONDS} s of warm-up; ${failed} failed${note}`,
+        // Every row after the first is read against the first.
+        ...(i > 0 ? { baseline: roles[0]?.name, compare: "p99Ms" as const } : {}),
       };
-    };
-    const offRow = row("deposit, push off", 0);
-    const onRow = row(
-      `deposit, push on, ${SUBSCRIBED} subscriptions hanging`,
-      1,
-      `; ${hung} wake-up requests made meanwhile, left hanging`,
-    );
-    const spreadRow = row(
-      "deposit, push off, a second server",
-      2,
-      "; the same server as the first row: the bench's own spread",
-    );
-    for (const compared of [onRow, spreadRow]) {
-      compared.baseline = offRow.name;
-      compared.compare = "p99Ms";
-    }
-    return [offRow, onRow, spreadRow];
+    });
   } finally {
     for (const server of servers) await server.stop();
   }

@@ -218,12 +218,11 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
     appended.push({ leafIndex, sth });
   }
   rows.mapRows = [...written.values()];
-  const edgeAfter = { size: range.size, nodes: range.nodes() };
-  if (rows.leaves.length === 0) return { appended, edge: edgeAfter };
-  if (!(await writeAppendRows(db, rows, latest))) return undefined;
-  const last = rows.sths[rows.sths.length - 1] as SignedTreeHead;
-  for (const entry of appended) if (entry.superseded) entry.sth = last;
-  return { appended, edge: edgeAfter };
+  const head = rows.sths[rows.sths.length - 1] ?? latest;
+  for (const entry of appended) if (entry.superseded) entry.sth = head;
+  const result = { appended, edge: { size: range.size, nodes: range.nodes() } };
+  if (rows.leaves.length === 0) return result;
+  return (await writeAppendRows(db, rows, latest)) ? result : undefined;
 }
 
 /** The device list versions the log shows for the batch's device-list changes. */
