@@ -17,11 +17,12 @@ import {
   type SubtreeNode,
   subtreeKey,
 } from "@svc/merkle";
+import { type CurrentIdentities, type IdentityKeys, sameIdentity } from "./identity-keys.js";
 import { readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
   type AppendRows,
   lockSequencer,
-  readLoggedListVersions,
+  readLatestLeaves,
   readMapRows,
   readProofState,
   readSubtrees,
@@ -84,16 +85,20 @@ export function changeCommitment(change: KtChange, opening: Uint8Array): Uint8Ar
 export type IndexedChange = KtChange & { vrf: AddressIndex };
 
 /**
- * Where a change was logged. A device list version the log already shows, or shows a later
- * version of, is not appended again: `leafIndex` is then that logged leaf's, `superseded` is
- * true and `sth` the latest one as of the batch.
+ * Where a change was logged. A change the log must not show as the latest is not appended (it
+ * signs nothing): a device list version the log already shows, or shows a later version of; an
+ * identity change that is no longer the directory's current state (see AppendInput's
+ * `currentIdentities`). Such a change is `superseded`: `leafIndex` is then the address's latest
+ * logged leaf (undefined while the log holds none) and `sth` the latest one as of the batch.
  */
-export interface Appended {
-  leafIndex: number;
-  /** The STH of the tree that ends with this leaf. */
-  sth: SignedTreeHead;
-  superseded?: true;
-}
+export type Appended =
+  | {
+      leafIndex: number;
+      /** The STH of the tree that ends with this leaf. */
+      sth: SignedTreeHead;
+      superseded?: undefined;
+    }
+  | { leafIndex: number | undefined; sth: SignedTreeHead; superseded: true };
 
 /** The log's right edge as of a tree size, kept between batches to skip re-reading it. */
 export interface RightEdge {
@@ -110,6 +115,13 @@ export interface AppendInput {
   /** The right edge the previous batch left, if this instance appended last. */
   edge: RightEdge | undefined;
   newOpening?: () => Uint8Array;
+  /**
+   * The directory's current identities. With it, an identity or tombstone change is appended
+   * only when it is still the current state of its address as the batch is sequenced: changes
+   * committed on several instances may reach the log in another order than they committed, and
+   * the leaf appended last must be the state committed last.
+   */
+  currentIdentities?: CurrentIdentities;
 }
 
 export interface AppendResult {
@@ -169,17 +181,29 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
 
   const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
   const written = new Map<string, MapRow>();
-  const lists = await loggedListVersions(db, changes);
+  const [logged, current] = await Promise.all([
+    latestLeavesOf(db, changes, input.currentIdentities !== undefined),
+    currentIdentitiesOf(db, changes, input.currentIdentities),
+  ]);
   const appended: Appended[] = [];
   for (const [i, change] of changes.entries()) {
-    if (change.kind === "device-list") {
-      const logged = lists.get(change.address);
-      if (logged?.version != null && logged.version >= change.version) {
-        appended.push({ leafIndex: logged.leafIndex, sth: latest, superseded: true });
-        continue;
-      }
-      lists.set(change.address, { leafIndex: range.size, version: change.version });
+    const last = logged.get(change.address);
+    const stale =
+      change.kind === "device-list"
+        ? last?.version != null && last.version >= change.version
+        : current !== undefined &&
+          !sameIdentity(
+            change.kind === "identity" ? change : undefined,
+            current.get(change.address),
+          );
+    if (stale) {
+      appended.push({ leafIndex: last?.leafIndex, sth: latest, superseded: true });
+      continue;
     }
+    logged.set(change.address, {
+      leafIndex: range.size,
+      version: change.kind === "device-list" ? change.version : null,
+    });
     const opening = newOpening();
     const commitment = changeCommitment(change, opening);
     const leaf = encodeLeafV2({
@@ -225,15 +249,32 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
   return (await writeAppendRows(db, rows, latest)) ? result : undefined;
 }
 
-/** The device list versions the log shows for the batch's device-list changes. */
-function loggedListVersions(
+/**
+ * The latest logged leaf of each address whose change may be superseded (with the version a
+ * device list leaf logs): the device lists, and the identities when their state is checked.
+ */
+function latestLeavesOf(
   db: Database,
   changes: readonly IndexedChange[],
+  identitiesChecked: boolean,
 ): Promise<Map<string, { leafIndex: number; version: number | null }>> {
   const names = changes.flatMap((change) =>
-    change.kind === "device-list" ? [change.address] : [],
+    change.kind === "device-list" || identitiesChecked ? [change.address] : [],
   );
-  return names.length === 0 ? Promise.resolve(new Map()) : readLoggedListVersions(db, names);
+  return names.length === 0 ? Promise.resolve(new Map()) : readLatestLeaves(db, names);
+}
+
+/** The current identities of the batch's identity and tombstone changes' addresses. */
+async function currentIdentitiesOf(
+  db: Database,
+  changes: readonly IndexedChange[],
+  read: CurrentIdentities | undefined,
+): Promise<ReadonlyMap<string, IdentityKeys> | undefined> {
+  if (read === undefined) return undefined;
+  const addresses = changes.flatMap((change) =>
+    change.kind === "device-list" ? [] : [change.address],
+  );
+  return addresses.length === 0 ? new Map() : read(db, [...new Set(addresses)]);
 }
 
 /** A fresh 32-byte commitment opening. */

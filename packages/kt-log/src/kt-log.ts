@@ -31,6 +31,7 @@ import {
   type RightEdge,
 } from "./append-batch.js";
 import { KtLogError } from "./errors.js";
+import type { CurrentIdentities, IdentityKeys } from "./identity-keys.js";
 import { distinct, pathContinues, readRowsFor, shallowDepth } from "./index-map-rows.js";
 import {
   insertLogIdentity,
@@ -47,7 +48,6 @@ import {
   updateSth,
 } from "./log-store.js";
 import { migrateToVrf } from "./migrate-to-vrf.js";
-import type { IdentityKeys } from "./proof-cache.js";
 import { proofShows, RecentProofs } from "./recent-proofs.js";
 import type { SthSigner } from "./signer.js";
 import { type AddressIndex, VrfIndexes } from "./vrf-indexes.js";
@@ -84,6 +84,13 @@ export interface KtLogOptions {
   fetch?: typeof fetch;
   /** For test vectors: where leaf commitment openings come from; default 32 random bytes. */
   newOpening?: () => Uint8Array;
+  /**
+   * The directory's current identities, read in each append's own sequencing: an identity or
+   * tombstone change that is no longer its address's current state is not appended (see
+   * Appended), so the log's latest leaf of an address is the state committed last even when
+   * instances append in another order than they committed.
+   */
+  currentIdentities?: CurrentIdentities;
 }
 
 /** Leaves per GET /v1/kt/leaves answer. */
@@ -125,6 +132,7 @@ export class KtLog {
   readonly #prove: (address: string) => Promise<KtProof>;
   readonly #indexes: VrfIndexes;
   readonly #newOpening: (() => Uint8Array) | undefined;
+  readonly #currentIdentities: CurrentIdentities | undefined;
   readonly #checkpoints: Checkpoints;
   readonly #append: typeof appendLocked;
   readonly #witnessing: Witnessing | undefined;
@@ -145,6 +153,7 @@ export class KtLog {
     this.#proofs = new RecentProofs(options.cachedProofs ?? 10_000, options.proofLagMs ?? 1000);
     this.#indexes = new VrfIndexes(options.vrfSecretKey);
     this.#newOpening = options.newOpening;
+    this.#currentIdentities = options.currentIdentities;
     // The embedded database has one session, which a transaction would hold across round trips
     // while every bundle pop waited; one process reaches it, so there is no other instance to
     // take turns with.
@@ -292,8 +301,9 @@ export class KtLog {
   }
 
   /**
-   * Logs one identity change; resolves once its leaf and STH are committed. A change that cannot
-   * be encoded (bad address or key) is refused here, so it never fails a batch of others.
+   * Logs one identity change; resolves once its leaf and STH are committed, or once the change is
+   * found superseded (see Appended). A change that cannot be encoded (bad address or key) is
+   * refused here, so it never fails a batch of others.
    */
   append(change: KtChange): Promise<Appended> {
     try {
@@ -559,6 +569,7 @@ export class KtLog {
         timestamp: this.#now(),
         edge: this.#edge,
         ...(this.#newOpening ? { newOpening: this.#newOpening } : {}),
+        ...(this.#currentIdentities ? { currentIdentities: this.#currentIdentities } : {}),
       });
       this.#edge = edge;
       const signed = appended.filter((result) => !result.superseded);

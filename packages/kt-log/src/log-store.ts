@@ -224,10 +224,10 @@ export async function readLatestLeaf(
 }
 
 /**
- * The latest leaf of each of `addresses` (device list names), with the list version it logs
- * (null when not recorded).
+ * The latest leaf of each of `addresses` that has one, with the device list version it logs
+ * (null for other leaves, and list leaves from before versions were kept).
  */
-export async function readLoggedListVersions(
+export async function readLatestLeaves(
   db: Database,
   addresses: readonly string[],
 ): Promise<Map<string, { leafIndex: number; version: number | null }>> {

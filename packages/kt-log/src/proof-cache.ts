@@ -1,15 +1,6 @@
 import type { KtProof, KtProofBody, SignedTreeHead } from "@svc/kt-verify";
 import { LruMap } from "@svc/node-kit";
-
-/**
- * The identity keys an answer shows for an address, with its last-resort KEM key's SHA-256 when
- * it has one; undefined when it is not registered.
- */
-export interface IdentityKeys {
-  identitySigningKey: Uint8Array;
-  identityDHKey: Uint8Array;
-  kemKeyHash?: Uint8Array | undefined;
-}
+import type { IdentityKeys } from "./identity-keys.js";
 
 /** A proof kept for reuse: `readAt` is when its STH was read as the latest (a monotonic clock). */
 export interface CachedProof {

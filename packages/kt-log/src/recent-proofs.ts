@@ -6,7 +6,8 @@ import {
   leafCommitment,
   type SignedTreeHead,
 } from "@svc/kt-verify";
-import { type CachedProof, type IdentityKeys, ProofCache } from "./proof-cache.js";
+import { type IdentityKeys, sameIdentity, sameKemKeyHash } from "./identity-keys.js";
+import { type CachedProof, ProofCache } from "./proof-cache.js";
 
 /**
  * The proofs made lately, and the latest STH as last read, each with the time it was read
@@ -96,15 +97,7 @@ export class RecentProofs {
   /** proofShows, remembering the keys an entry was last found to show: most fetches hash nothing. */
   #shows(entry: CachedProof, address: string, identity: IdentityKeys | undefined): boolean {
     const shown = entry.shown;
-    if (
-      identity !== undefined &&
-      shown !== undefined &&
-      equalBytes(shown.identitySigningKey, identity.identitySigningKey) &&
-      equalBytes(shown.identityDHKey, identity.identityDHKey) &&
-      sameKemKeyHash(shown.kemKeyHash, identity.kemKeyHash)
-    ) {
-      return true;
-    }
+    if (identity !== undefined && shown !== undefined && sameIdentity(shown, identity)) return true;
     if (!proofShows(entry.proof, address, identity)) return false;
     if (identity !== undefined) {
       const { identitySigningKey, identityDHKey, kemKeyHash } = identity;
@@ -130,10 +123,6 @@ export function proofShows(
   if (!sameKemKeyHash(body.kemKeyHash, identity.kemKeyHash)) return false;
   const { commitment } = decodeLeafV2(body.leaf);
   return equalBytes(commitment, leafCommitment(body.opening, address, identity));
-}
-
-function sameKemKeyHash(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  return a === undefined || b === undefined ? a === b : equalBytes(a, b);
 }
 
 function isNewer(sth: SignedTreeHead, than: SignedTreeHead): boolean {

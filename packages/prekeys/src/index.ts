@@ -1,3 +1,4 @@
+export { type LoggedIdentity, readCurrentIdentities } from "./current-identities.js";
 export {
   createPrekeyDirectory,
   type PrekeyDirectory,

@@ -1,5 +1,6 @@
 import { encodeBase64 } from "@svc/canonical";
 import { createSthSigner, KtLog } from "@svc/kt-log";
+import { readCurrentIdentities } from "@svc/prekeys";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../../app-env.js";
 import { loadKtSigningSeed, loadKtVrfKey } from "../../../kt-key.js";
@@ -19,7 +20,8 @@ export const KT_REFRESH_AGE_MS = 60 * 60_000;
 export const KT_WITNESS_CHECK_MS = 30_000;
 
 /**
- * Opens the key-transparency log on the app's database with the operator key (kt-key.ts), wires
+ * Opens the key-transparency log on the app's database with the operator key (kt-key.ts), and
+ * the directory's identities as the state each identity change must still be to be logged; wires
  * its STHs to the `svc_kt_publish_total` metric and the `kt.published` event, its readiness to
  * /ready, and re-signs the latest STH of an idle log every hour so clients never see it stale.
  */
@@ -31,6 +33,7 @@ export async function startKtLog(services: Services): Promise<KtLog> {
     storage: services.storage,
     signer: createSthSigner(seed),
     vrfSecretKey,
+    currentIdentities: readCurrentIdentities,
     now: services.now,
     ...(config.kt.origin === undefined ? {} : { origin: config.kt.origin }),
     witnesses: config.kt.witnesses,

@@ -22,6 +22,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createTestApp } from "../../../test-support/app.js";
 import { expectContract } from "../../../test-support/contract.js";
 import { warmTestDatabase } from "../../../test-support/warm-database.js";
+import { createKtHooks, startKtLog } from "./index.js";
 
 const alice = testIdentity("alice@example.org:1");
 const bob = testIdentity("bob@example.org:1");
@@ -79,7 +80,9 @@ async function setup() {
     await monitor.step();
     return events.filter((event) => event.event === "change");
   };
-  return { register, replenish, bundle, verifier, treeSize, watch };
+  // Another instance's log on the same database, wired as the app wires its own.
+  const otherInstance = async () => createKtHooks(await startKtLog(svc.services));
+  return { register, replenish, bundle, verifier, treeSize, watch, otherInstance };
 }
 
 async function outcome(verifier: KtVerifier, address: string, body: Json) {
@@ -140,6 +143,38 @@ describe("last-resort KEM keys in key transparency, through the keys routes", ()
     expect(
       (await watch(alice.address)).map((e) => e.event === "change" && e.previousLeafIndex),
     ).toEqual([undefined, 0]);
+  });
+
+  it("passes over a late append of a state no longer stored: the log keeps showing the last one", async () => {
+    const { register, replenish, bundle, verifier, treeSize, otherInstance } = await setup();
+    const first = kemPreKey(alice, 1000, "last-resort");
+    await register(alice, { kemLastResortPreKey: first });
+    await replenish(alice, { kemLastResortPreKey: kemPreKey(alice, 1001, "rotated") });
+    expect(await treeSize()).toBe(2);
+    // Another instance committed `first` before the rotation but appends only now; and a delete
+    // whose tombstone comes after the address was registered again.
+    const other = await otherInstance();
+    const keys = {
+      address: alice.address,
+      identitySigningKey: decodeBase64(alice.identitySigningKey),
+      identityDHKey: decodeBase64(alice.identityDHKey),
+    };
+    await other.identityChanged({ ...keys, kind: "updated", kemKeyHash: sha256(first.publicKey) });
+    await other.identityChanged({ ...keys, kind: "deleted" });
+    expect(await treeSize()).toBe(2);
+    const after = await bundle(alice);
+    expect(after.kemPreKey).toMatchObject({ keyId: 1001, lastResort: true });
+    expect(await outcome(verifier(), alice.address, after)).toEqual({
+      leafIndex: 1,
+      kemCommitted: true,
+    });
+    // The same late append of the state stored now is logged (a repeat leaf, harmless).
+    await other.identityChanged({
+      ...keys,
+      kind: "updated",
+      kemKeyHash: sha256(kemPreKey(alice, 1001, "rotated").publicKey),
+    });
+    expect(await treeSize()).toBe(3);
   });
 
   it("logs a classic register as before, and a register that omits the KEM key logs nothing", async () => {
