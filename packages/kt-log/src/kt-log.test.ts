@@ -24,7 +24,7 @@ import { KtLogError } from "./errors.js";
 import { KtLog, type KtLogOptions } from "./kt-log.js";
 import { ktLeaves, ktLog, ktLogMigrations } from "./schema.js";
 import { createSthSigner } from "./signer.js";
-import { identityChange, indexFor, key32, vrfSecretKey } from "./test-support/keys.js";
+import { identityChange, indexFor, key32, loggedLeaf, vrfSecretKey } from "./test-support/keys.js";
 
 const migrations = [ktLogMigrations];
 
@@ -195,9 +195,11 @@ describe.each(kinds)("KtLog on %s", (storageKind) => {
 
   it("gives concurrent appends distinct sizes, each with its own STH", async () => {
     const log = await openLog();
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => log.append(identityChange(`c${i % 25}`, i))),
-    );
+    const results = (
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) => log.append(identityChange(`c${i % 25}`, i))),
+      )
+    ).map(loggedLeaf);
     expect(results.map((r) => r.leafIndex).sort((a, b) => a - b)).toEqual(
       Array.from({ length: 40 }, (_, i) => i),
     );
@@ -435,11 +437,14 @@ describe("KtLog on the embedded database with two instances", () => {
     const refreshes = (async () => {
       while (appending) await refreshing(logA);
     })();
-    const results = await Promise.all(
-      Array.from({ length: 60 }, (_, i) =>
-        (i % 2 === 0 ? logA : logB).append(identityChange(`g${i % 45}`, i)),
-      ),
-    );
+    const results = (
+      await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          (i % 2 === 0 ? logA : logB).append(identityChange(`g${i % 45}`, i)),
+        ),
+      )
+    ).map(loggedLeaf);
+
     appending = false;
     await refreshes;
     expect(results.map((r) => r.leafIndex).sort((a, b) => a - b)).toEqual(

@@ -8,7 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { KtLog } from "./kt-log.js";
 import { ktLogMigrations } from "./schema.js";
 import { createSthSigner } from "./signer.js";
-import { indexFor, key32, vrfSecretKey } from "./test-support/keys.js";
+import { indexFor, key32, loggedLeaf, vrfSecretKey } from "./test-support/keys.js";
 
 const migrations = [ktLogMigrations];
 beforeAll(async () => (await createTestStorage({ migrations })).close());
@@ -85,7 +85,7 @@ describe("migration of a map-format-2 log", () => {
     // Reopened: nothing more to migrate; the next change is a v2 leaf too.
     const reopened = await KtLog.open({ storage: db, signer, vrfSecretKey });
     expect((await reopened.latestSth()).treeSize).toBe(11);
-    const { leafIndex } = await reopened.append({ kind: "tombstone", address: "bob" });
+    const { leafIndex } = loggedLeaf(await reopened.append({ kind: "tombstone", address: "bob" }));
     expect(decodeLeafV2((await reopened.leaves(leafIndex)).leaves[0] as Uint8Array).kind).toBe(
       "tombstone",
     );
