@@ -1,3 +1,4 @@
+import { gcm } from "@noble/ciphers/aes.js";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { refusal, returnsOrRefuses400 } from "../test-support/refusal.js";
@@ -8,7 +9,7 @@ import {
   decodeChunkHeader,
   encodeChunkHeader,
 } from "./chunk-header.js";
-import { type ChunkCipher, nobleChunkCipher } from "./cipher.js";
+import { type ChunkCipher, nobleAesGcmChunkCipher, nobleChunkCipher } from "./cipher.js";
 
 const key = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const streamId = fc.uint8Array({ minLength: 16, maxLength: 16 });
@@ -99,11 +100,44 @@ describe("sealChunk / openChunk", () => {
 
   it("works with a cipher that returns new arrays instead of sealing in place", () => {
     const copying: ChunkCipher = {
+      envelopeType: nobleChunkCipher.envelopeType,
       seal: (k, nonce, ad, plaintext) => nobleChunkCipher.seal(k, nonce, ad, plaintext.slice()),
       open: nobleChunkCipher.open,
     };
     expect(sealChunk(fixed, copying)).toEqual(sealChunk(fixed));
     expect(openChunk(sealChunk(fixed, copying), fixed.key, copying).data).toEqual(fixed.data);
+  });
+
+  it("seals a version 2 chunk with AES-256-GCM under type 0x12, and refuses the other type", () => {
+    const v2 = sealChunk(fixed, nobleAesGcmChunkCipher);
+    expect(v2[0]).toBe(0x12);
+    expect(v2.subarray(1, CHUNK_HEADER_BYTES)).toEqual(
+      sealChunk(fixed).subarray(1, CHUNK_HEADER_BYTES),
+    );
+    const header = v2.subarray(0, CHUNK_HEADER_BYTES);
+    const plaintext = new Uint8Array([...new Uint8Array(8), ...fixed.data]);
+    new DataView(plaintext.buffer).setBigUint64(0, BigInt(fixed.offset));
+    const nonce = v2.subarray(1 + 16, CHUNK_HEADER_BYTES);
+    // The AEAD is plain AES-256-GCM: the header as associated data, the nonce its last 12 bytes.
+    expect(v2.subarray(CHUNK_HEADER_BYTES)).toEqual(
+      gcm(fixed.key, nonce, header).encrypt(plaintext),
+    );
+    expect(openChunk(v2, fixed.key, nobleAesGcmChunkCipher).data).toEqual(fixed.data);
+    expect(refusal(() => openChunk(v2, fixed.key))).toMatchObject({
+      status: 400,
+      message: "chunk envelope starts with 0x12, not 0x11",
+    });
+    expect(
+      refusal(() => openChunk(sealChunk(fixed), fixed.key, nobleAesGcmChunkCipher)),
+    ).toMatchObject({
+      status: 400,
+      message: "chunk envelope starts with 0x11, not 0x12",
+    });
+    v2[40] = (v2[40] as number) ^ 1;
+    expect(refusal(() => openChunk(v2, fixed.key, nobleAesGcmChunkCipher))).toMatchObject({
+      status: 400,
+      message: "chunk does not authenticate",
+    });
   });
 
   it("does not alias the caller's envelope in the header it returns", () => {

@@ -13,7 +13,7 @@ import {
 import { type ChunkCipher, nobleChunkCipher } from "./cipher.js";
 
 export interface ChunkToSeal extends ChunkHeader {
-  /** The stream's 32-byte ChaCha20-Poly1305 key. */
+  /** The stream's 32-byte key for `cipher`. */
   key: Uint8Array;
   /** Where `data` starts in the file. */
   offset: number;
@@ -31,7 +31,8 @@ const PLAINTEXT_AT = CHUNK_HEADER_BYTES;
 const DATA_AT = CHUNK_HEADER_BYTES + CHUNK_OFFSET_BYTES;
 
 /**
- * `header || AEAD(u64be(offset) || data)`, with the header as associated data. The data is
+ * `header || AEAD(u64be(offset) || data)`, with the header (led by the cipher's envelope type)
+ * as associated data. The data is
  * copied once, into the envelope, and sealed there in place. With `into` (at least
  * CHUNK_OVERHEAD_BYTES + data.length bytes) the envelope is built there and returned as a view,
  * so that a sender can reuse its buffers instead of allocating one per chunk; data that already
@@ -54,7 +55,7 @@ export function sealChunk(
     }
   }
   const envelope = into ? into.subarray(0, size) : new Uint8Array(size);
-  writeChunkHeader(envelope, chunk);
+  writeChunkHeader(envelope, chunk, cipher.envelopeType);
   new DataView(envelope.buffer, envelope.byteOffset).setBigUint64(PLAINTEXT_AT, BigInt(offset));
   const inPlace =
     data.buffer === envelope.buffer && data.byteOffset === envelope.byteOffset + DATA_AT;
@@ -72,9 +73,9 @@ export function sealChunk(
 export const CHUNK_DATA_AT = DATA_AT;
 
 /**
- * Decodes and decrypts an untrusted envelope. A malformed header, a failed authentication or an
- * offset past 2^53 - 1 is a 400; the header's lane and seq are for the caller to compare with
- * the request's.
+ * Decodes and decrypts an untrusted envelope. A malformed header (its type byte not `cipher`'s
+ * included), a failed authentication or an offset past 2^53 - 1 is a 400; the header's lane and
+ * seq are for the caller to compare with the request's.
  */
 export function openChunk(
   envelope: Uint8Array,
@@ -82,7 +83,7 @@ export function openChunk(
   cipher: ChunkCipher = nobleChunkCipher,
 ): OpenedChunk {
   assertStreamKey("key", key);
-  const header = decodeChunkHeader(envelope);
+  const header = decodeChunkHeader(envelope, cipher.envelopeType);
   const ad = envelope.subarray(0, CHUNK_HEADER_BYTES);
   const plaintext = cipher.open(key, chunkNonce(ad), ad, envelope.subarray(PLAINTEXT_AT));
   if (plaintext === undefined) throw badRequest("chunk does not authenticate");

@@ -1,13 +1,23 @@
+import { gcm } from "@noble/ciphers/aes.js";
 import { chacha20poly1305 } from "@noble/ciphers/chacha.js";
 
-/** ChaCha20-Poly1305's tag, appended to every chunk's ciphertext. */
+/** The AEAD's tag, appended to every chunk's ciphertext (16 bytes for both ciphers). */
 export const CHUNK_TAG_BYTES = 16;
 
+/** Leading byte of a version 1 chunk envelope, sealed with ChaCha20-Poly1305. */
+export const CHUNK_ENVELOPE_TYPE = 0x11;
+/** Leading byte of a version 2 chunk envelope, sealed with AES-256-GCM. */
+export const AES_GCM_CHUNK_ENVELOPE_TYPE = 0x12;
+
 /**
- * ChaCha20-Poly1305 (RFC 8439) behind an interface, so that Node can pass its native
- * implementation while browsers use @noble/ciphers.
+ * A chunk AEAD behind an interface, so that Node can pass a native implementation while browsers
+ * use @noble/ciphers: ChaCha20-Poly1305 (RFC 8439) for version 1 streams, AES-256-GCM (NIST SP
+ * 800-38D, 96-bit nonce, 128-bit tag) for version 2. Every implementation of one AEAD gives the
+ * same bytes; `envelopeType` names which AEAD it is.
  */
 export interface ChunkCipher {
+  /** The envelope type byte of the AEAD: 0x11 or 0x12. */
+  readonly envelopeType: number;
   /**
    * ciphertext || tag of `plaintext`. When `output` (plaintext.length + 16 bytes) is given, the
    * cipher may write there and return it; `output` may begin where `plaintext` begins, which is
@@ -34,14 +44,31 @@ export interface ChunkCipher {
   ): Uint8Array | undefined;
 }
 
-/** The portable default. */
+/** The portable ChaCha20-Poly1305 (version 1). */
 export const nobleChunkCipher: ChunkCipher = {
+  envelopeType: CHUNK_ENVELOPE_TYPE,
   seal(key, nonce, ad, plaintext, output) {
     return chacha20poly1305(key, nonce, ad).encrypt(plaintext, output);
   },
   open(key, nonce, ad, ciphertext) {
     try {
       return chacha20poly1305(key, nonce, ad).decrypt(ciphertext);
+    } catch {
+      return undefined;
+    }
+  },
+};
+
+/** The portable AES-256-GCM (version 2). */
+export const nobleAesGcmChunkCipher: ChunkCipher = {
+  envelopeType: AES_GCM_CHUNK_ENVELOPE_TYPE,
+  // noble's GCM writes no caller's buffer: sealChunk copies its answer into the envelope.
+  seal(key, nonce, ad, plaintext) {
+    return gcm(key, nonce, ad).encrypt(plaintext);
+  },
+  open(key, nonce, ad, ciphertext) {
+    try {
+      return gcm(key, nonce, ad).decrypt(ciphertext);
     } catch {
       return undefined;
     }

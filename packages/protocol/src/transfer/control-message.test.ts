@@ -17,9 +17,25 @@ const messages: ControlMessage[] = [
     chunkBytes: 1048576,
     key: "CrfseSde3FyElFjV3bntlfwCpmKqqvY2FWR1ojg4SqU=",
   },
+  {
+    type: "start",
+    version: 2,
+    streamId,
+    name: "holiday.mp4",
+    size: 10,
+    lanes: 1,
+    chunkBytes: 1048576,
+    key: "CrfseSde3FyElFjV3bntlfwCpmKqqvY2FWR1ojg4SqU=",
+  },
   { type: "pause", streamId },
   { type: "resume", streamId },
   { type: "finish", streamId },
+  {
+    type: "finish",
+    streamId,
+    sha256: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+  },
+  { type: "rekey", streamId, key: "CrfseSde3FyElFjV3bntlfwCpmKqqvY2FWR1ojg4SqU=" },
   { type: "abort", streamId },
   { type: "abort", streamId, reason: "cancelled by the user" },
 ];
@@ -40,6 +56,10 @@ describe("control messages", () => {
       [utf8.encode('{"type":"pause","streamId":"short"}'), /streamId/],
       [utf8.encode('{"type":"pause","streamId":"3Kg-cXsfZOsUEFenQVozCg","x":1}'), /x/],
       [utf8.encode(JSON.stringify({ ...messages[0], lanes: 0 })), /lanes/],
+      // A version 2 start names no SHA-256 (its finish does); no version but 1 and 2 exists.
+      [utf8.encode(JSON.stringify({ ...messages[0], version: 2 })), /sha256/],
+      [utf8.encode(JSON.stringify({ ...messages[1], version: 3 })), /version|Invalid type/],
+      [utf8.encode(JSON.stringify({ type: "rekey", streamId, key: "short" })), /key/],
     ];
     for (const [bytes, message] of cases) {
       const error = refusal(() => decodeControlMessage(bytes));

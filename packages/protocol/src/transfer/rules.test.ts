@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../errors.js";
-import { checkChunkSeq, nextStreamStatus, requireActive } from "./rules.js";
+import { checkChunkSeq, checkForVersion, nextStreamStatus, requireActive } from "./rules.js";
 import { STREAM_STATUSES, type StreamStatus } from "./schemas.js";
 
 function refusal(run: () => unknown): SvcError {
@@ -40,6 +40,8 @@ describe("nextStreamStatus", () => {
     ["paused", "finish", "finished"],
     ["active", "abort", "aborted"],
     ["paused", "abort", "aborted"],
+    ["active", "rekey", "active"],
+    ["paused", "rekey", "paused"],
   ];
 
   it.each(allowed)("%s --%s--> %s", (from, message, to) => {
@@ -47,7 +49,7 @@ describe("nextStreamStatus", () => {
   });
 
   it("refuses every other transition with 409 SVC_INVALID_TRANSITION", () => {
-    const messages = ["start", "pause", "resume", "finish", "abort"] as const;
+    const messages = ["start", "pause", "resume", "finish", "abort", "rekey"] as const;
     let refused = 0;
     for (const from of [undefined, ...STREAM_STATUSES]) {
       for (const message of messages) {
@@ -57,7 +59,7 @@ describe("nextStreamStatus", () => {
         refused++;
       }
     }
-    expect(refused).toBe(5 * 5 - allowed.length);
+    expect(refused).toBe(5 * 6 - allowed.length);
   });
 
   it("accepts chunks only on an active stream", () => {
@@ -65,5 +67,33 @@ describe("nextStreamStatus", () => {
     for (const status of ["paused", "finished", "aborted"] as const) {
       expect(refusal(() => requireActive(status)).code).toBe("SVC_INVALID_TRANSITION");
     }
+  });
+});
+
+describe("checkForVersion", () => {
+  const streamId = "3Kg-cXsfZOsUEFenQVozCg";
+  const key = "CrfseSde3FyElFjV3bntlfwCpmKqqvY2FWR1ojg4SqU=";
+  const sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+  it("keeps a version 1 stream's key and SHA-256 where its start put them", () => {
+    expect(refusal(() => checkForVersion(1, { type: "rekey", streamId, key }))).toMatchObject({
+      code: "SVC_INVALID_TRANSITION",
+      status: 409,
+    });
+    expect(refusal(() => checkForVersion(1, { type: "finish", streamId, sha256 }))).toMatchObject({
+      code: "SVC_BAD_REQUEST",
+      status: 400,
+    });
+    expect(() => checkForVersion(1, { type: "finish", streamId })).not.toThrow();
+  });
+
+  it("takes a version 2 stream's SHA-256 from its finish, and new keys", () => {
+    expect(refusal(() => checkForVersion(2, { type: "finish", streamId }))).toMatchObject({
+      code: "SVC_BAD_REQUEST",
+      status: 400,
+    });
+    expect(() => checkForVersion(2, { type: "finish", streamId, sha256 })).not.toThrow();
+    expect(() => checkForVersion(2, { type: "rekey", streamId, key })).not.toThrow();
+    expect(() => checkForVersion(2, { type: "pause", streamId })).not.toThrow();
   });
 });

@@ -28,10 +28,26 @@ const laneId = v.pipe(
 export const STREAM_STATUSES = ["active", "paused", "finished", "aborted"] as const;
 export type StreamStatus = (typeof STREAM_STATUSES)[number];
 
-/** `address`: the identity the receiver serves, so that a sender aimed at another learns it. */
+/**
+ * The transfer wire versions: 1, ChaCha20-Poly1305 chunks and the file's SHA-256 in the start
+ * message; 2, AES-256-GCM chunks, the SHA-256 in the finish message and a key per send attempt.
+ */
+export const TRANSFER_VERSIONS = [1, 2] as const;
+export type TransferVersion = (typeof TRANSFER_VERSIONS)[number];
+
+/**
+ * `address`: the identity the receiver serves, so that a sender aimed at another learns it.
+ * `versions`: the transfer wire versions it takes; absent from a receiver that knows only 1.
+ */
 export const TransferHealthResponse = v.object({
   ok: v.boolean(),
   address: v.optional(v.pipe(text("address"), v.maxLength(1024, "address is too long"))),
+  versions: v.optional(
+    v.pipe(
+      v.array(v.pipe(v.number(), v.safeInteger(), v.minValue(1))),
+      v.maxLength(16, "versions lists too many"),
+    ),
+  ),
 });
 export const ControlResponse = OkResponse;
 
@@ -54,23 +70,33 @@ const positive = (field: string) =>
     v.minValue(1, `${field} must be at least 1`),
   );
 
-/** The plaintext of a control envelope: JSON whose `type` names the transition it asks for. */
+/** A stream key: base64 of 32 bytes. */
+const streamKey = v.pipe(text("key"), v.length(44, "key must be 32 bytes of base64"));
+const startFields = {
+  type: v.literal("start"),
+  streamId,
+  name: text("name"),
+  size: v.pipe(v.number("size must be an integer"), v.safeInteger(), v.minValue(0)),
+  lanes: positive("lanes"),
+  chunkBytes: positive("chunkBytes"),
+  key: streamKey,
+};
+
+/**
+ * The plaintext of a control envelope: JSON whose `type` names the transition it asks for. A
+ * start's `version` (absent: 1) fixes the stream's cipher and where the file's SHA-256 comes:
+ * in a version 1 start, in a version 2 finish. `rekey` (version 2 only) replaces the key.
+ */
 export const ControlMessage = v.variant("type", [
-  v.strictObject({
-    type: v.literal("start"),
-    streamId,
-    name: text("name"),
-    size: v.pipe(v.number("size must be an integer"), v.safeInteger(), v.minValue(0)),
-    sha256: sha256Hex,
-    lanes: positive("lanes"),
-    chunkBytes: positive("chunkBytes"),
-    /** The stream's ChaCha20-Poly1305 key, base64 of 32 bytes. */
-    key: v.pipe(text("key"), v.length(44, "key must be 32 bytes of base64")),
-  }),
+  v.variant("version", [
+    v.strictObject({ ...startFields, version: v.optional(v.literal(1)), sha256: sha256Hex }),
+    v.strictObject({ ...startFields, version: v.literal(2) }),
+  ]),
   v.strictObject({ type: v.literal("pause"), streamId }),
   v.strictObject({ type: v.literal("resume"), streamId }),
-  v.strictObject({ type: v.literal("finish"), streamId }),
+  v.strictObject({ type: v.literal("finish"), streamId, sha256: v.optional(sha256Hex) }),
   v.strictObject({ type: v.literal("abort"), streamId, reason: v.optional(text("reason")) }),
+  v.strictObject({ type: v.literal("rekey"), streamId, key: streamKey }),
 ]);
 
 export type ChunkAck = v.InferOutput<typeof ChunkAck>;
