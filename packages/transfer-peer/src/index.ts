@@ -1,5 +1,5 @@
 export { defaultChunkCipher } from "./cipher/default-chunk-cipher.js";
-export { nodeChunkCipher } from "./cipher/node-chunk-cipher.js";
+export { nodeAesGcmChunkCipher, nodeChunkCipher } from "./cipher/node-chunk-cipher.js";
 export { sodiumChunkCipher } from "./cipher/sodium-chunk-cipher.js";
 export { type MountedReceiver, mountTransferReceiver } from "./receiver/mount.js";
 export {

@@ -18,17 +18,25 @@ export const transferStreams = pgTable(
     sender: text("sender").notNull(),
     name: text("name").notNull(),
     size: bigint("size", { mode: "number" }).notNull(),
-    sha256: text("sha256").notNull(),
+    /** Null for a version 2 stream: its SHA-256 comes with the finish. */
+    sha256: text("sha256"),
     chunkBytes: integer("chunk_bytes").notNull(),
     key: bytea("key").notNull(),
     status: text("status").$type<StreamStatus>().notNull(),
     createdAt: bigint("created_at", { mode: "number" }).notNull(),
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
+    /** The transfer wire version (added by 0001, hence last): 1 for the rows from before it. */
+    version: integer("version").$type<1 | 2>().notNull().default(1),
   },
   (table) => [
     check(
       "transfer_streams_status_check",
       sql`${table.status} in ('active', 'paused', 'finished', 'aborted')`,
+    ),
+    check("transfer_streams_version_check", sql`${table.version} in (1, 2)`),
+    check(
+      "transfer_streams_sha256_check",
+      sql`${table.version} = 2 or ${table.sha256} is not null`,
     ),
   ],
 );

@@ -1,24 +1,32 @@
 import { randomBytes } from "node:crypto";
-import { nobleChunkCipher, openChunk, sealChunk } from "@svc/protocol/transfer";
+import {
+  type ChunkCipher,
+  nobleAesGcmChunkCipher,
+  nobleChunkCipher,
+  openChunk,
+  sealChunk,
+} from "@svc/protocol/transfer";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { nodeChunkCipher } from "./node-chunk-cipher.js";
+import { nodeAesGcmChunkCipher, nodeChunkCipher } from "./node-chunk-cipher.js";
 import { sodiumChunkCipher } from "./sodium-chunk-cipher.js";
 
 const key = fc.uint8Array({ minLength: 32, maxLength: 32 });
 const nonce = fc.uint8Array({ minLength: 12, maxLength: 12 });
 const bytes = fc.uint8Array({ maxLength: 4096 });
 
-describe.each([
-  ["nodeChunkCipher", nodeChunkCipher],
-  ["sodiumChunkCipher", sodiumChunkCipher()],
-])("%s", (_, cipher) => {
-  it("seals exactly as nobleChunkCipher does, and each opens the other's", () => {
+describe.each<[string, ChunkCipher, ChunkCipher]>([
+  ["nodeChunkCipher", nodeChunkCipher, nobleChunkCipher],
+  ["sodiumChunkCipher", sodiumChunkCipher(), nobleChunkCipher],
+  ["nodeAesGcmChunkCipher", nodeAesGcmChunkCipher, nobleAesGcmChunkCipher],
+])("%s", (_, cipher, portable) => {
+  it("seals exactly as the portable cipher of its type does, and each opens the other's", () => {
+    expect(cipher.envelopeType).toBe(portable.envelopeType);
     fc.assert(
       fc.property(key, nonce, bytes, bytes, (k, n, ad, plaintext) => {
         const sealed = cipher.seal(k, n, ad, plaintext);
-        expect(sealed).toEqual(nobleChunkCipher.seal(k, n, ad, plaintext));
-        expect(nobleChunkCipher.open(k, n, ad, sealed)).toEqual(plaintext);
+        expect(sealed).toEqual(portable.seal(k, n, ad, plaintext));
+        expect(portable.open(k, n, ad, sealed)).toEqual(plaintext);
         expect(cipher.open(k, n, ad, sealed)).toEqual(plaintext);
       }),
     );
@@ -53,7 +61,7 @@ describe.each([
     }
   });
 
-  it("seals a chunk in place inside its envelope, as noble does, and opens it", () => {
+  it("seals a chunk in place inside its envelope, as the portable cipher does, and opens it", () => {
     const chunk = {
       streamId: randomBytes(16),
       laneId: 2,
@@ -63,7 +71,7 @@ describe.each([
       data: randomBytes(70_000),
     };
     const envelope = sealChunk(chunk, cipher);
-    expect(envelope).toEqual(sealChunk(chunk, nobleChunkCipher));
+    expect(envelope).toEqual(sealChunk(chunk, portable));
     const opened = openChunk(envelope, chunk.key, cipher);
     expect(opened.offset).toBe(chunk.offset);
     expect(opened.data).toEqual(new Uint8Array(chunk.data));

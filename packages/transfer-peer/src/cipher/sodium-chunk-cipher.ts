@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import { CHUNK_TAG_BYTES, type ChunkCipher } from "@svc/protocol/transfer";
+import { CHUNK_ENVELOPE_TYPE, CHUNK_TAG_BYTES, type ChunkCipher } from "@svc/protocol/transfer";
 
 /** The two libsodium functions used, as sodium-native exposes them. */
 interface SodiumAead {
@@ -31,6 +31,7 @@ interface SodiumAead {
 export function sodiumChunkCipher(): ChunkCipher {
   const sodium = createRequire(import.meta.url)("sodium-native") as SodiumAead;
   return {
+    envelopeType: CHUNK_ENVELOPE_TYPE,
     seal(key, nonce, ad, plaintext, output) {
       const sealed = output ?? new Uint8Array(plaintext.length + CHUNK_TAG_BYTES);
       sodium.crypto_aead_chacha20poly1305_ietf_encrypt(sealed, plaintext, ad, null, nonce, key);

@@ -15,7 +15,7 @@ import {
 import type { Hono } from "hono";
 import type { StreamRecord } from "../store/transfer-store.js";
 import { readLaneHeaders } from "./chunk-headers.js";
-import { pathStreamId, type Receiver, requireStream } from "./context.js";
+import { cipherOf, pathStreamId, type Receiver, requireStream } from "./context.js";
 import { readSignedHeaders, requireSender, requireSignature } from "./signed-headers.js";
 
 /**
@@ -48,7 +48,7 @@ export function registerChunkRoute(app: Hono, receiver: Receiver): void {
         headers,
         chunkSignedMessage({ address, signedAt, streamId, laneId, seq, bodyHash }),
       );
-      const header = decodeChunkHeader(body);
+      const header = decodeChunkHeader(body, cipherOf(receiver, stream).envelopeType);
       if (header.laneId !== laneId || header.seq !== seq) {
         throw badRequest("the chunk's lane and seq are not the request's");
       }
@@ -84,7 +84,7 @@ async function acceptChunk(
   seq: bigint,
   envelope: Uint8Array,
 ): Promise<bigint> {
-  const { store, cipher, now } = receiver.options;
+  const { store, now } = receiver.options;
   const stream = await requireStream(receiver, streamId);
   requireNext(stream, laneId, seq);
   const planned = planStream({
@@ -93,7 +93,8 @@ async function acceptChunk(
     lanes: stream.lastSeqAcked.length,
   }).chunkAt(laneId, seq);
   if (!planned) throw badRequest(`lane ${laneId} has no chunk ${seq}`);
-  const chunk = openChunk(envelope, stream.key, cipher);
+  // The key read here, with the lane to itself: a rekey's new key opens the chunks after it.
+  const chunk = openChunk(envelope, stream.key, cipherOf(receiver, stream));
   if (chunk.offset !== planned.offset || chunk.data.length !== planned.length) {
     throw badRequest(
       `chunk ${seq} of lane ${laneId} must hold bytes ${planned.offset}..+${planned.length}`,

@@ -1,6 +1,6 @@
 import { KeyedSerial } from "@svc/canonical";
 import { badRequest, SvcError } from "@svc/protocol";
-import { isStreamId } from "@svc/protocol/transfer";
+import { type ChunkCipher, isStreamId } from "@svc/protocol/transfer";
 import type { Context } from "hono";
 import { ReceivedFiles } from "../partial/received-files.js";
 import type { StreamRecord } from "../store/transfer-store.js";
@@ -75,4 +75,9 @@ export async function requireStream(receiver: Receiver, streamId: string): Promi
   const stream = await receiver.options.store.get(streamId);
   if (!stream) throw new SvcError("SVC_STREAM_NOT_FOUND", `no stream ${streamId}`);
   return stream;
+}
+
+/** The cipher of a stream's version (its envelopes' type comes with it). */
+export function cipherOf(receiver: Receiver, stream: StreamRecord): ChunkCipher {
+  return stream.version === 2 ? receiver.options.aesGcmCipher : receiver.options.cipher;
 }

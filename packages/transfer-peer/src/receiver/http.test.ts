@@ -64,6 +64,7 @@ describe("the receiver over HTTP", () => {
     expect(await (await fetch(`${url}/v1/transfer/health`)).json()).toEqual({
       ok: true,
       address: peers.receiverAddress,
+      versions: [1, 2],
     });
     const content = randomBytes(5 * 64 * 1024 + 1);
     const { start, key } = startFor(content, { lanes: 2, chunkBytes: 64 * 1024 });

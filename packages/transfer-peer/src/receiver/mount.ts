@@ -1,5 +1,6 @@
 import { errorResponder } from "@svc/http";
 import { ROUTES, routePattern } from "@svc/protocol";
+import { TRANSFER_VERSIONS } from "@svc/protocol/transfer";
 import { type Env, Hono } from "hono";
 import { registerChunkRoute } from "./chunk-route.js";
 import { createReceiver } from "./context.js";
@@ -32,7 +33,11 @@ export function mountTransferReceiver<E extends Env>(
   const receiver = createReceiver(options);
   const routes = new Hono();
   routes.on(ROUTES.transferHealth.method, routePattern(ROUTES.transferHealth), async (c) =>
-    c.json({ ok: true, address: (await options.client.whoami()).address }),
+    c.json({
+      ok: true,
+      address: (await options.client.whoami()).address,
+      versions: [...TRANSFER_VERSIONS],
+    }),
   );
   registerControlRoute(routes, receiver);
   registerChunkRoute(routes, receiver);

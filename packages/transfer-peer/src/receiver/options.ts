@@ -60,8 +60,13 @@ export interface TransferReceiverOptions {
    * keeps two chunks of a lane in flight, and they may arrive in either order); default 2000.
    */
   arrivalGraceMs?: number;
-  /** Default libsodium's in-place cipher where sodium-native loads, else nodeChunkCipher. */
+  /**
+   * The ChaCha20-Poly1305 of version 1 streams; default libsodium's in-place cipher where
+   * sodium-native loads, else nodeChunkCipher.
+   */
   cipher?: ChunkCipher;
+  /** The AES-256-GCM of version 2 streams; default nodeAesGcmChunkCipher. */
+  aesGcmCipher?: ChunkCipher;
   /** Default @svc/http's server verifier (libsodium, else node:crypto). */
   verifier?: Ed25519Verifier;
   /** Clock of the ±5 minute signedAt window; default Date.now. */
@@ -97,7 +102,8 @@ export function resolveReceiverOptions(options: TransferReceiverOptions): Resolv
     partialTtlMs: options.partialTtlMs ?? DEFAULT_PARTIAL_TTL_MS,
     maxLanes: options.maxLanes ?? DEFAULT_MAX_LANES,
     arrivalGraceMs: options.arrivalGraceMs ?? ARRIVAL_GRACE_MS,
-    cipher: options.cipher ?? defaultChunkCipher(),
+    cipher: options.cipher ?? defaultChunkCipher(1),
+    aesGcmCipher: options.aesGcmCipher ?? defaultChunkCipher(2),
     verifier: options.verifier ?? serverEd25519Verifier(),
     now: options.now ?? Date.now,
     logger: options.logger ?? createLogger("silent"),

@@ -55,7 +55,9 @@ export async function startStream(
       sender,
       name,
       size,
-      sha256: message.sha256,
+      ...(message.version === 2
+        ? { version: 2 as const }
+        : { version: 1 as const, sha256: message.sha256 }),
       chunkBytes,
       key,
       status: "active",

@@ -9,7 +9,7 @@ import {
 } from "@svc/protocol/transfer";
 import { TransferError } from "./errors.js";
 
-/** A chunk ready to send: its 0x11 envelope and the envelope's SHA-256, which the signature covers. */
+/** A chunk ready to send: its envelope and the envelope's SHA-256, which the signature covers. */
 export interface PreparedChunk {
   laneId: number;
   seq: bigint;
@@ -25,6 +25,8 @@ export interface ChunkReaderOptions {
   cipher: ChunkCipher;
   /** Envelope buffers per lane, used in turn: one per chunk in flight and one read ahead. */
   buffersPerLane: number;
+  /** Given each chunk's data as read, before it is sealed over (a version 2 stream's hash). */
+  onRead?: (offset: number, data: Uint8Array) => void;
 }
 
 /**
@@ -47,6 +49,7 @@ export class ChunkReader {
     if (planned === undefined) throw new RangeError(`lane ${laneId} has no chunk ${seq}`);
     const into = this.#envelopeBuffer(laneId);
     const data = await this.#read(into, planned.offset, planned.length);
+    this.#options.onRead?.(planned.offset, data);
     const envelope = sealChunk(
       { key, streamId, laneId, seq, offset: planned.offset, data },
       cipher,
@@ -84,7 +87,7 @@ export class ChunkReader {
       if (bytesRead === 0) {
         throw new TransferError(
           "SOURCE_CHANGED",
-          `the file ends at byte ${offset + filled}, before the ${this.#options.plan.size} bytes it was hashed with`,
+          `the file ends at byte ${offset + filled}, before the ${this.#options.plan.size} bytes the stream was started with`,
         );
       }
       filled += bytesRead;

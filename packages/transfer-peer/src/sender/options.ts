@@ -1,7 +1,7 @@
 import { CanonicalError, normalizeAddress } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
 import { LIMITS } from "@svc/protocol";
-import { CHUNK_OVERHEAD_BYTES, isStreamId } from "@svc/protocol/transfer";
+import { CHUNK_OVERHEAD_BYTES, isStreamId, type TransferVersion } from "@svc/protocol/transfer";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 
 /**
@@ -10,12 +10,25 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
  */
 export interface ResumeInfo {
   streamId: string;
-  /** The stream's 32-byte ChaCha20-Poly1305 key. */
+  /**
+   * The stream's 32-byte key: a version 1 stream's ChaCha20-Poly1305 key, kept for its life; a
+   * version 2 stream's latest AES-256-GCM key (a resumed version 2 stream takes a fresh one).
+   */
   key: Uint8Array;
   lanes: number;
   chunkBytes: number;
-  /** The file's lower-hex SHA-256 when the stream started: another file is not resumed. */
-  sha256: string;
+  /** The transfer wire version the stream was started with; absent: 1. */
+  version?: TransferVersion | undefined;
+  /**
+   * A version 1 stream's file SHA-256 when it started: another file is not resumed. A version 2
+   * stream has none (its finish names the SHA-256 of the file as sent).
+   */
+  sha256?: string | undefined;
+  /**
+   * A version 2 stream's file size when it started: a file of another size is not resumed (a
+   * changed file of the same size is found by the receiver at the finish).
+   */
+  size?: number | undefined;
 }
 
 export interface SendOptions {
@@ -108,7 +121,12 @@ function checkResume(resume: ResumeInfo, options: SendOptions): void {
   if (!(resume.key instanceof Uint8Array) || resume.key.length !== 32) {
     throw new TypeError("options.resume.key must be 32 bytes");
   }
-  if (typeof resume.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(resume.sha256)) {
+  const version = resume.version ?? 1;
+  if (version !== 1 && version !== 2) throw new TypeError("options.resume.version must be 1 or 2");
+  if (
+    version === 1 &&
+    (typeof resume.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(resume.sha256))
+  ) {
     throw new TypeError("options.resume.sha256 must be 64 lower-hex digits");
   }
   for (const field of ["lanes", "chunkBytes"] as const) {

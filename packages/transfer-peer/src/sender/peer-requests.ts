@@ -101,8 +101,9 @@ export class PeerRequests {
   /**
    * Checks that the receiver serves the address the stream is for, when it says which (its
    * /v1/transfer/health names it): else every control message would be sealed for the wrong peer.
+   * Returns the transfer wire versions it takes.
    */
-  async checkReceiver(signal?: AbortSignal): Promise<void> {
+  async checkReceiver(signal?: AbortSignal): Promise<readonly number[]> {
     const name = "health";
     const answer = await this.#exchange(
       name,
@@ -110,13 +111,15 @@ export class PeerRequests {
       [],
       signal,
     );
-    const { address } = parse(TransferHealthResponse, answer, name);
+    const { address, versions } = parse(TransferHealthResponse, answer, name);
     if (address !== undefined && address !== this.#options.to) {
       throw new TransferError(
         "WRONG_RECEIVER",
         `the receiver at ${this.#options.peer} is ${address}'s, not ${this.#options.to}'s: check the address and the peer URL`,
       );
     }
+    // A receiver that names no versions knows only the first.
+    return versions ?? [1];
   }
 
   /** The receiver's ResumeState of the stream; undefined when it has none (404). */

@@ -30,6 +30,18 @@ async function file(content = "hello"): Promise<string> {
 }
 
 describe("SendJournal", () => {
+  it("keeps a version 2 stream without a SHA-256, with the file's size", async () => {
+    const journal = new SendJournal(join(dir, "journal"));
+    const path = await file("hello, version 2");
+    const { sha256: _, ...rest } = stream;
+    const v2: ResumeInfo = { ...rest, version: 2, size: 16 };
+    await journal.save(path, route, v2);
+    expect(await journal.lookup(path, route)).toEqual(v2);
+    // A version 1 entry written by an earlier build (no streamVersion) still reads as version 1.
+    await journal.save(path, route, stream);
+    expect(await journal.lookup(path, route)).toEqual(stream);
+  });
+
   it("keeps a stream per file and route, in a private file, until removed", async () => {
     const journal = new SendJournal(join(dir, "journal"));
     const path = await file();

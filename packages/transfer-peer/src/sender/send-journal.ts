@@ -22,13 +22,17 @@ interface EntryKey {
 }
 
 interface Entry extends EntryKey {
+  /** The entry format's. */
   version: 1;
   streamId: string;
   /** base64 */
   key: string;
   lanes: number;
   chunkBytes: number;
-  sha256: string;
+  /** The stream's transfer wire version; absent: 1 (entries written before version 2). */
+  streamVersion?: 2;
+  /** A version 1 stream's. */
+  sha256?: string;
 }
 
 /**
@@ -66,7 +70,7 @@ export class SendJournal {
       key: encodeBase64(stream.key),
       lanes: stream.lanes,
       chunkBytes: stream.chunkBytes,
-      sha256: stream.sha256,
+      ...(stream.version === 2 ? { streamVersion: 2 } : { sha256: stream.sha256 }),
     };
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.#pathOf(key), `${JSON.stringify(entry, null, 2)}\n`);
@@ -115,7 +119,8 @@ function parseEntry(text: string, key: EntryKey): ResumeInfo | undefined {
     return undefined;
   }
   const same = (Object.keys(key) as (keyof EntryKey)[]).every((name) => entry[name] === key[name]);
-  const { streamId, lanes, chunkBytes, sha256 } = entry;
+  const { streamId, lanes, chunkBytes, sha256, streamVersion } = entry;
+  const hashed = typeof sha256 === "string" && /^[0-9a-f]{64}$/.test(sha256);
   if (
     !same ||
     entry.version !== 1 ||
@@ -123,8 +128,7 @@ function parseEntry(text: string, key: EntryKey): ResumeInfo | undefined {
     !isStreamId(streamId) ||
     !Number.isSafeInteger(lanes) ||
     !Number.isSafeInteger(chunkBytes) ||
-    typeof sha256 !== "string" ||
-    !/^[0-9a-f]{64}$/.test(sha256)
+    (streamVersion === 2 ? sha256 !== undefined : streamVersion !== undefined || !hashed)
   ) {
     return undefined;
   }
@@ -139,6 +143,6 @@ function parseEntry(text: string, key: EntryKey): ResumeInfo | undefined {
     key: streamKey,
     lanes: lanes as number,
     chunkBytes: chunkBytes as number,
-    sha256,
+    ...(streamVersion === 2 ? { version: 2 as const, size: key.size } : { sha256 }),
   };
 }

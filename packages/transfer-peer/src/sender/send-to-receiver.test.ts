@@ -7,7 +7,7 @@ import { SvcClient } from "@svc/client";
 import { fileStore, nodeClientOptions } from "@svc/client/node";
 import { sealChunk } from "@svc/protocol/transfer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { nodeChunkCipher } from "../cipher/node-chunk-cipher.js";
+import { nodeAesGcmChunkCipher } from "../cipher/node-chunk-cipher.js";
 import {
   type Closer,
   closeAll,
@@ -82,6 +82,50 @@ describe("sendFile to mountTransferReceiver", () => {
     expect(new Set(peer.answered.map((a) => a.laneId))).toEqual(new Set([0, 1, 2]));
   });
 
+  it("speaks version 1 to a receiver that lists no versions: SHA-256 in the start, 0x11 chunks", async () => {
+    const peer = await startReceivingPeer(closers, receiverClient, { versionOneOnly: true });
+    const path = await fileOf(randomBytes(100 * 1024));
+    const transfer = sendFile(path, optionsFor(peer, { lanes: 2, chunkBytes: 16 * 1024 }));
+    const result = await transfer.done;
+    const record = await peer.store.get(transfer.streamId);
+    expect(record).toMatchObject({ version: 1, sha256: result.sha256, status: "finished" });
+    expect(await sha256Of(peer.finished[0]?.path as string)).toBe(result.sha256);
+  });
+
+  it("resumes a version 2 stream under a fresh key; the finish names the file's SHA-256", async () => {
+    const peer = await startReceivingPeer(closers, receiverClient);
+    const path = await fileOf(randomBytes(400 * 1024));
+    const stop = new AbortController();
+    const first = sendFile(
+      path,
+      optionsFor(peer, { lanes: 2, chunkBytes: 8192, signal: stop.signal }),
+    );
+    let stream: ResumeInfo | undefined;
+    first.on("started", (info) => {
+      stream = info;
+    });
+    first.on("progress", ({ bytes }) => {
+      if (bytes >= 100 * 1024) stop.abort();
+    });
+    await expect(first.done).rejects.toBeDefined();
+    await peer.idle();
+    expect(stream).toMatchObject({ version: 2, size: 400 * 1024 });
+    expect(stream).not.toHaveProperty("sha256");
+    const before = await peer.store.get(first.streamId);
+    expect(before).toMatchObject({ version: 2, status: "active" });
+    expect(before?.key).toEqual(first.key);
+
+    const second = sendFile(path, optionsFor(peer, { resume: stream }));
+    expect(second.key).not.toEqual(first.key);
+    const result = await second.done;
+    expect(result.resumedBytes).toBeGreaterThan(0);
+    const after = await peer.store.get(first.streamId);
+    expect(after).toMatchObject({ status: "finished", key: second.key });
+    expect(after).not.toHaveProperty("sha256");
+    expect(result.sha256).toBe(await sha256Of(path));
+    expect(await sha256Of(peer.finished[0]?.path as string)).toBe(result.sha256);
+  });
+
   it("pauses (the receiver's stream paused, no chunk sent meanwhile) and resumes", async () => {
     const peer = await startReceivingPeer(closers, receiverClient);
     const content = randomBytes(400 * 1024);
@@ -136,7 +180,7 @@ describe("sendFile to mountTransferReceiver", () => {
         offset: Number(seq - 1n) * 2 * 8192,
         data: new Uint8Array(8192),
       },
-      nodeChunkCipher,
+      nodeAesGcmChunkCipher,
     );
     const request = await chunkRequest(
       { client: senderClient, address: SENDER },

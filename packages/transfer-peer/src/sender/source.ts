@@ -10,12 +10,12 @@ import { ReadableStream } from "node:stream/web";
 /** A file path, or a stream whose bytes are sent (spooled to a temporary file first). */
 export type SendSource = string | Readable | ReadableStream<Uint8Array>;
 
-/** The file a send reads its chunks from, hashed. */
+/** The file a send reads its chunks from, and its SHA-256 when it was hashed before the send. */
 export interface SourceFile {
   path: string;
   name: string;
   size: number;
-  sha256: string;
+  sha256: string | undefined;
   /** Deletes a spooled file; nothing for a caller's own file. */
   cleanup(): Promise<void>;
 }
@@ -23,18 +23,21 @@ export interface SourceFile {
 const READ_BYTES = 1024 * 1024;
 
 /**
- * The start message names the file's size and SHA-256, so a stream cannot be sent while it is
- * read: it is written to a private temporary file, hashed on the way, and sent from there.
+ * The source as a file. A version 1 start names the file's SHA-256, so a file is hashed first
+ * when `hash` says so (a version 2 stream hashes its chunks as they are sent). The start names
+ * the size in any version, so a stream cannot be sent while it is read: it is written to a
+ * private temporary file, hashed on the way (at no extra read), and sent from there.
  */
 export async function sourceFile(
   source: SendSource,
   name: string | undefined,
   signal: AbortSignal,
+  hash: boolean,
 ): Promise<SourceFile> {
   if (typeof source === "string") {
     const info = await stat(source);
     if (!info.isFile()) throw new TypeError(`${source} is not a regular file`);
-    const { size, sha256 } = await hashFile(source, signal);
+    const { size, sha256 } = hash ? await hashFile(source, signal) : { size: info.size };
     return { path: source, name: name ?? basename(source), size, sha256, cleanup: async () => {} };
   }
   if (name === undefined) throw new TypeError("options.name is required to send a stream");

@@ -9,8 +9,10 @@ import {
   STREAM_ID_BYTES,
   type StreamPlan,
   type StreamStatus,
+  type TransferVersion,
 } from "@svc/protocol/transfer";
 import { defaultChunkCipher } from "../cipher/default-chunk-cipher.js";
+import { InOrderHash } from "../partial/in-order-hash.js";
 import { ChunkReader } from "./chunk-reader.js";
 import { TransferError } from "./errors.js";
 import { LANE_BUFFERS, runLane } from "./lane.js";
@@ -50,7 +52,10 @@ interface Opened {
 }
 
 /**
- * One run of a send: hashes the source, starts or resumes the stream, runs the lanes, finishes.
+ * One run of a send: starts or resumes the stream, runs the lanes, finishes. A version 1 stream
+ * (for a receiver that takes no other) hashes the source first, as its start names the SHA-256; a
+ * version 2 stream hashes the chunks as they are read and names it in the finish, and a resumed
+ * one sends a fresh key first (rekey), so that no two runs ever seal under one key and nonce.
  * Control messages go out one at a time in call order, and pause and resume bring the receiver
  * to what the caller last asked for.
  */
@@ -76,8 +81,10 @@ export class StreamSender {
   constructor(source: SendSource, settings: SendSettings, events: EventEmitter<TransferEvents>) {
     this.#settings = settings;
     this.#events = events;
-    this.streamId = settings.resume?.streamId ?? newStreamId();
-    this.key = settings.resume?.key ?? new Uint8Array(randomBytes(32));
+    const { resume } = settings;
+    this.streamId = resume?.streamId ?? newStreamId();
+    const keepsKey = resume !== undefined && (resume.version ?? 1) === 1;
+    this.key = keepsKey ? resume.key : new Uint8Array(randomBytes(32));
     this.done = this.#run(source).finally(() => {
       this.#settled = true;
     });
@@ -120,9 +127,6 @@ export class StreamSender {
     const transport = this.#transport();
     let file: SourceFile | undefined;
     try {
-      file = await sourceFile(source, this.#settings.name, this.#stop.signal);
-      const { lanes, chunkBytes } = this.#settings;
-      const plan = planStream({ size: file.size, chunkBytes, lanes });
       const requests = new PeerRequests({
         transport,
         client,
@@ -135,30 +139,46 @@ export class StreamSender {
         onRetry: (notice) => this.#events.emit("retry", notice),
         onRecovered: (notice) => this.#events.emit("recovered", notice),
       });
-      await requests.checkReceiver(this.#stop.signal);
-      const opened = await this.#open(requests, file, plan);
+      const versions = await requests.checkReceiver(this.#stop.signal);
+      const { resume, lanes, chunkBytes } = this.#settings;
+      const version: TransferVersion =
+        resume !== undefined ? (resume.version ?? 1) : versions.includes(2) ? 2 : 1;
+      file = await sourceFile(source, this.#settings.name, this.#stop.signal, version === 1);
+      const plan = planStream({ size: file.size, chunkBytes, lanes });
+      const opened = await this.#open(requests, file, plan, version);
       const resumedBytes = plan.bytesAcked(opened.cursors);
       this.#events.emit("started", {
         streamId: this.streamId,
         key: this.key,
         lanes,
         chunkBytes,
-        sha256: file.sha256,
+        ...(version === 1 ? { sha256: file.sha256 } : { version, size: file.size }),
       });
+      // A version 2 file not hashed before the send: its chunks are, as they are read, and what
+      // this run does not read (the part the receiver had) is read again at the end.
+      const hash = file.sha256 === undefined ? new InOrderHash(file.path) : undefined;
       if (opened.status !== "finished") {
         await this.#control(() => this.#reconcile());
-        await this.#sendChunks(file, plan, opened.cursors, requests, resumedBytes);
+        await this.#sendChunks(file, plan, opened.cursors, requests, resumedBytes, version, hash);
         await this.#gate.wait(this.#stop.signal);
+      }
+      const sha256 = file.sha256 ?? (await (hash as InOrderHash).digest(file.size));
+      if (opened.status !== "finished") {
         await this.#control(async () => {
           this.#stop.signal.throwIfAborted();
           this.#finishing = true;
-          await requests.control(this.#message("finish"), "finished", callerSignal);
+          const finish = this.#message("finish");
+          await requests.control(
+            version === 1 ? finish : { ...finish, sha256 },
+            "finished",
+            callerSignal,
+          );
         });
       }
       return {
         streamId: this.streamId,
         bytes: file.size,
-        sha256: file.sha256,
+        sha256,
         seconds: (performance.now() - startedAt) / 1000,
         resumedBytes,
       };
@@ -172,25 +192,39 @@ export class StreamSender {
   }
 
   /** Starts the stream, or reads how far the receiver got with the one being resumed. */
-  async #open(requests: PeerRequests, file: SourceFile, plan: StreamPlan): Promise<Opened> {
+  async #open(
+    requests: PeerRequests,
+    file: SourceFile,
+    plan: StreamPlan,
+    version: TransferVersion,
+  ): Promise<Opened> {
     const { resume, lanes, chunkBytes, signal } = this.#settings;
     if (resume === undefined) {
       await this.#control(async () => {
-        const message = {
+        const shape = {
           ...this.#message("start"),
           name: file.name,
           size: file.size,
-          sha256: file.sha256,
           lanes,
           chunkBytes,
           key: encodeBase64(this.key),
         };
+        const message =
+          version === 1
+            ? { ...shape, sha256: file.sha256 as string }
+            : { ...shape, version: 2 as const };
         await requests.control(message, "active", signal);
         this.#requests = requests;
       });
       return { status: "active", cursors: new LaneCursors(lanes).lastSeqAcked };
     }
-    if (file.sha256 !== resume.sha256) {
+    if (version === 2 && resume.size !== undefined && file.size !== resume.size) {
+      throw new TransferError(
+        "SOURCE_CHANGED",
+        `the file is ${file.size} bytes, not the ${resume.size} stream ${this.streamId} was started with`,
+      );
+    }
+    if (version === 1 && file.sha256 !== resume.sha256) {
       throw new TransferError(
         "SOURCE_CHANGED",
         `the file's SHA-256 is ${file.sha256}, not the ${resume.sha256} stream ${this.streamId} was started with`,
@@ -218,6 +252,10 @@ export class StreamSender {
       );
     }
     this.#receiverPaused = state.status === "paused";
+    if (version === 2 && state.status !== "finished") {
+      const rekey = { ...this.#message("rekey"), key: encodeBase64(this.key) };
+      await this.#control(() => requests.control(rekey, state.status, signal));
+    }
     this.#requests = requests;
     return { status: state.status, cursors };
   }
@@ -228,6 +266,8 @@ export class StreamSender {
     cursors: bigint[],
     requests: PeerRequests,
     resumedBytes: number,
+    version: TransferVersion,
+    hash: InOrderHash | undefined,
   ): Promise<void> {
     const handle = await open(file.path, "r");
     try {
@@ -236,8 +276,11 @@ export class StreamSender {
         plan,
         key: this.key,
         streamId: decodeBase64Url(this.streamId, STREAM_ID_BYTES),
-        cipher: defaultChunkCipher(),
+        cipher: defaultChunkCipher(version),
         buffersPerLane: LANE_BUFFERS,
+        ...(hash
+          ? { onRead: (offset: number, data: Uint8Array) => hash.accepted(offset, data) }
+          : {}),
       });
       const meter = new RateMeter(file.size, resumedBytes);
       const report = () => this.#events.emit("progress", meter.update(plan.bytesAcked(cursors)));
@@ -305,7 +348,7 @@ export class StreamSender {
     return sent;
   }
 
-  #message<T extends "start" | "pause" | "resume" | "finish" | "abort">(type: T) {
+  #message<T extends "start" | "pause" | "resume" | "finish" | "abort" | "rekey">(type: T) {
     return { type, streamId: this.streamId };
   }
 

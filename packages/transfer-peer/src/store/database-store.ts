@@ -45,8 +45,9 @@ export function databaseTransferStore(options: DatabaseTransferStoreOptions): Tr
             streamId: stream.streamId,
             sender: stream.sender,
             name: stream.name,
+            version: stream.version,
             size: stream.size,
-            sha256: stream.sha256,
+            sha256: stream.sha256 ?? null,
             chunkBytes: stream.chunkBytes,
             key: stream.key,
             status: stream.status,
@@ -77,8 +78,10 @@ export function databaseTransferStore(options: DatabaseTransferStoreOptions): Tr
         .from(transferLanes)
         .where(eq(transferLanes.streamId, streamId))
         .orderBy(asc(transferLanes.laneId));
+      const { sha256, ...rest } = row;
       const record: StreamRecord = {
-        ...row,
+        ...rest,
+        ...(sha256 === null ? {} : { sha256 }),
         key: new Uint8Array(plainBytes(row.key)),
         lastSeqAcked: lanes.map((lane) => BigInt(lane.lastSeqAcked)),
       };
@@ -96,6 +99,21 @@ export function databaseTransferStore(options: DatabaseTransferStoreOptions): Tr
         .update(transferStreams)
         .set({ status: to, updatedAt: now() })
         .where(and(eq(transferStreams.streamId, streamId), eq(transferStreams.status, from)))
+        .returning({ streamId: transferStreams.streamId });
+      return updated.length > 0;
+    },
+
+    async rekey(streamId, key) {
+      const updated = await db
+        .update(transferStreams)
+        .set({ key, updatedAt: now() })
+        .where(
+          and(
+            eq(transferStreams.streamId, streamId),
+            eq(transferStreams.version, 2),
+            inArray(transferStreams.status, [...UNFINISHED]),
+          ),
+        )
         .returning({ streamId: transferStreams.streamId });
       return updated.length > 0;
     },

@@ -27,7 +27,8 @@ export interface FileTransferStoreOptions {
 
 /**
  * The JSON of a stream file: the record with the key in base64, its lane count in place of the
- * lanes' progress (which the slots file holds), and `updatedAt` of its last status change.
+ * lanes' progress (which the slots file holds), and `updatedAt` of its last status change or
+ * rekey.
  */
 interface StreamFile extends Omit<StreamRecord, "key" | "lastSeqAcked"> {
   key: string;
@@ -156,6 +157,18 @@ export function fileTransferStore(options: FileTransferStoreOptions): TransferSt
       });
     },
 
+    rekey(streamId, key) {
+      return serial.run(streamId, async () => {
+        const loaded = await load(streamId);
+        if (loaded?.stream.version !== 2 || !UNFINISHED.includes(loaded.stream.status)) {
+          return false;
+        }
+        const stream = { ...loaded.stream, key, updatedAt: now() };
+        await saving(streamId, () => write(stream), { ...loaded, stream });
+        return true;
+      });
+    },
+
     removeIdle(streamId, idleSince) {
       return serial.run(streamId, async () => {
         const loaded = await load(streamId);
@@ -194,13 +207,16 @@ function decodeStreamFile(
   path: string,
   text: string,
 ): Omit<StreamFile, "key"> & { key: Uint8Array } {
-  const file = JSON.parse(text) as StreamFile;
+  // A file an older build wrote has no version: its stream is version 1.
+  const { version = 1, ...file } = JSON.parse(text) as Partial<Pick<StreamFile, "version">> &
+    Omit<StreamFile, "version">;
   if (
     !STREAM_STATUSES.includes(file.status as StreamStatus) ||
+    (version !== 1 && version !== 2) ||
     !Number.isSafeInteger(file.lanes) ||
     file.lanes < 1
   ) {
     throw new Error(`${path} is not a stream record`);
   }
-  return { ...file, key: decodeBase64(file.key, 32) };
+  return { ...file, version, key: decodeBase64(file.key, 32) };
 }

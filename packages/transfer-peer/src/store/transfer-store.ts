@@ -8,11 +8,23 @@ export interface StreamRecord {
   sender: string;
   /** The safe base name the file is saved under once finished (see safeFileName). */
   name: string;
+  /**
+   * The transfer wire version the stream was started with: 1, ChaCha20-Poly1305 (0x11 envelopes)
+   * and the file's SHA-256 in the start message; 2, AES-256-GCM (0x12 envelopes) and the SHA-256
+   * in the finish message.
+   */
+  version: 1 | 2;
   size: number;
-  /** Lower-hex SHA-256 of the whole file. */
-  sha256: string;
+  /**
+   * Lower-hex SHA-256 of the whole file from a version 1 start; a version 2 stream's comes with
+   * its finish.
+   */
+  sha256?: string | undefined;
   chunkBytes: number;
-  /** The chunks' 32-byte ChaCha20-Poly1305 key: a secret. */
+  /**
+   * The chunks' current 32-byte key (ChaCha20-Poly1305 for version 1, AES-256-GCM for version 2):
+   * a secret.
+   */
   key: Uint8Array;
   status: StreamStatus;
   /**
@@ -21,7 +33,7 @@ export interface StreamRecord {
    */
   lastSeqAcked: readonly bigint[];
   createdAt: number;
-  /** When the status or a lane last moved. */
+  /** When the status, a lane or the key last moved. */
   updatedAt: number;
 }
 
@@ -41,6 +53,12 @@ export interface TransferStore {
   advanceLane(streamId: string, laneId: number, seq: bigint): Promise<boolean>;
   /** Moves the status from `from` to `to`; false, with nothing changed, when it is not `from`. */
   setStatus(streamId: string, from: StreamStatus, to: StreamStatus): Promise<boolean>;
+  /**
+   * Replaces the key of an unfinished (active or paused) version 2 stream, moving its updatedAt;
+   * false, with nothing changed, when there is no such stream, it is finished or aborted, or it
+   * is a version 1 stream. Durable before it resolves.
+   */
+  rekey(streamId: string, key: Uint8Array): Promise<boolean>;
   /**
    * Removes the record of an unfinished stream that has not moved since `idleSince` (its
    * updatedAt is at most that, its status active or paused): an expired stream. False, with

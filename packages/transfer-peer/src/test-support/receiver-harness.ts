@@ -79,6 +79,7 @@ export const STORE_KINDS: StoreKind[] = [
 export function countingCipher(): ChunkCipher & { opened: number } {
   return {
     opened: 0,
+    envelopeType: nodeChunkCipher.envelopeType,
     seal: nodeChunkCipher.seal,
     open(key, nonce, ad, ciphertext) {
       this.opened++;
@@ -114,7 +115,10 @@ export function testReceiver(
   };
 }
 
-export type StartMessage = Extract<ControlMessage, { type: "start" }>;
+/** A version 1 start, which names the file's SHA-256. */
+export type StartMessage = Extract<ControlMessage, { type: "start"; sha256: string }>;
+/** A version 2 start: the file's SHA-256 comes with the finish. */
+export type StartV2Message = Extract<ControlMessage, { type: "start"; version: 2 }>;
 
 /** A start message for `content`, with a fresh stream id and key. */
 export function startFor(
@@ -144,4 +148,14 @@ export function sendControl(
   return receiver.send(
     controlRequest(peers.sender.client, peers.sender.address, peers.receiverAddress, message),
   );
+}
+
+/** A version 2 start message for `content`, with a fresh stream id and key; and its SHA-256. */
+export function startV2For(
+  content: Uint8Array,
+  shape: { lanes: number; chunkBytes: number; name?: string },
+): { start: StartV2Message; key: Uint8Array; sha256: string } {
+  const { start, key } = startFor(content, shape);
+  const { sha256, ...rest } = start;
+  return { start: { ...rest, version: 2 }, key, sha256 };
 }

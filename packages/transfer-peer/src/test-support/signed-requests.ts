@@ -1,6 +1,7 @@
 import { decodeBase64Url, encodeBase64 } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
 import {
+  type ChunkCipher,
   type ControlMessage,
   chunkSignedMessage,
   encodeControlMessage,
@@ -99,6 +100,7 @@ export interface SealedFile {
 export function sealFile(
   content: Uint8Array,
   stream: { streamId: string; key: Uint8Array; lanes: number; chunkBytes: number },
+  cipher: ChunkCipher = nodeChunkCipher,
 ): SealedFile {
   const { streamId, key, lanes, chunkBytes } = stream;
   const streamIdBytes = decodeBase64Url(streamId, 16);
@@ -108,10 +110,7 @@ export function sealFile(
     const seq = BigInt(Math.floor(index / lanes) + 1);
     const offset = index * chunkBytes;
     const data = content.subarray(offset, offset + chunkBytes);
-    const envelope = sealChunk(
-      { streamId: streamIdBytes, laneId, seq, key, offset, data },
-      nodeChunkCipher,
-    );
+    const envelope = sealChunk({ streamId: streamIdBytes, laneId, seq, key, offset, data }, cipher);
     sealed[laneId]?.push(envelope);
   }
   return { lanes: sealed };

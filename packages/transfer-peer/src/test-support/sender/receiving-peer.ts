@@ -41,9 +41,11 @@ export interface ReceivingPeer {
   idle(): Promise<void>;
 }
 
+/** `versionOneOnly`: the health answer lists no versions, as a receiver of version 1 only. */
 export async function startReceivingPeer(
   closers: Closer[],
   client: SvcClient,
+  options: { versionOneOnly?: boolean } = {},
 ): Promise<ReceivingPeer> {
   const root = await tempDir(closers, "svc-receiving-peer-");
   let handling = 0;
@@ -58,6 +60,11 @@ export async function startReceivingPeer(
       while (handling > 0) await new Promise((resolve) => setTimeout(resolve, 10));
     },
   };
+  if (options.versionOneOnly) {
+    peer.app.get("/v1/transfer/health", async (c) =>
+      c.json({ ok: true, address: (await client.whoami()).address }),
+    );
+  }
   peer.app.use("/v1/transfer/:streamId/chunk", async (c, next) => {
     const chunk = {
       laneId: Number(c.req.header(TRANSFER_HEADERS.laneId)),

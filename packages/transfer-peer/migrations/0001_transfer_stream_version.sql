@@ -1,0 +1,4 @@
+ALTER TABLE "transfer_streams" ADD COLUMN "version" integer DEFAULT 1 NOT NULL;
+ALTER TABLE "transfer_streams" ALTER COLUMN "sha256" DROP NOT NULL;
+ALTER TABLE "transfer_streams" ADD CONSTRAINT "transfer_streams_version_check" CHECK ("version" in (1, 2));
+ALTER TABLE "transfer_streams" ADD CONSTRAINT "transfer_streams_sha256_check" CHECK ("version" = 2 or "sha256" is not null);
