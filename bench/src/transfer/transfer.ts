@@ -23,7 +23,7 @@ const TARGET_RSS_MIB = 200;
 const RAW: TransferPath = { receiver: "raw-post-receiver", sender: "raw-post-sender" };
 const TUS: TransferPath = { receiver: "tus-receiver", sender: "tus-sender" };
 const SVC: TransferPath = { receiver: "svc-receiver", sender: "svc-sender" };
-const BOUND_NAME = "bound: ChaCha20-Poly1305 + SHA-256, one core";
+const BOUND_NAME = "bound: AES-256-GCM + SHA-256, one core";
 const RAW_NAME = "raw POST (node:http, no crypto)";
 const TUS_NAME = "tus (@tus/server + tus-js-client)";
 const svcName = (lanes: number) => `svc, ${lanes} lane${lanes === 1 ? "" : "s"}`;
