@@ -128,25 +128,35 @@ describe("fuzzed transfer requests", () => {
   it("never make the control route fail with a 5xx", async () => {
     const freshId = fc.uint8Array({ minLength: 16, maxLength: 16 }).map(encodeStreamId);
     const id = fc.oneof(fc.constant(streamId), freshId, fc.string({ maxLength: 30 }));
+    const key = fc
+      .uint8Array({ minLength: 32, maxLength: 32 })
+      .map((k) => Buffer.from(k).toString("base64"));
+    const sha256 = fc.stringMatching(/^[0-9a-f]{64}$/);
     const valid = fc.oneof(
-      fc.record({
-        type: fc.constant("start"),
-        streamId: freshId,
-        name: fc.string({ maxLength: 40 }),
-        size: fc.nat(5000),
-        sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
-        lanes: fc.integer({ min: 1, max: 80 }),
-        chunkBytes: fc.integer({ min: 1, max: 5000 }),
-        key: fc
-          .uint8Array({ minLength: 32, maxLength: 32 })
-          .map((k) => Buffer.from(k).toString("base64")),
-      }),
+      fc.record(
+        {
+          type: fc.constant("start"),
+          streamId: freshId,
+          name: fc.string({ maxLength: 40 }),
+          size: fc.nat(5000),
+          // A version 1 start (with sha256) or a version 2 one (version, no sha256).
+          version: fc.constant(2),
+          sha256,
+          lanes: fc.integer({ min: 1, max: 80 }),
+          chunkBytes: fc.integer({ min: 1, max: 5000 }),
+          key,
+        },
+        { requiredKeys: ["type", "streamId", "name", "size", "lanes", "chunkBytes", "key"] },
+      ),
       fc.record({ type: fc.constantFrom("pause", "resume", "finish"), streamId: id }),
+      fc.record({ type: fc.constant("finish"), streamId: id, sha256 }),
+      fc.record({ type: fc.constant("rekey"), streamId: id, key }),
       fc.record({ type: fc.constant("abort"), streamId: id, reason: fc.string({ maxLength: 20 }) }),
     );
     const anything = fc.record(
       {
-        type: fc.constantFrom("start", "pause", "other"),
+        type: fc.constantFrom("start", "pause", "rekey", "finish", "other"),
+        version: fc.oneof(fc.constant(2), fc.integer({ min: -1, max: 3 }), fc.string()),
         streamId: id,
         name: fc.string({ maxLength: 40 }),
         size: fc.oneof(fc.nat(5000), fc.double()),
