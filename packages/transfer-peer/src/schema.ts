@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { bytea, type PackageMigrations } from "@svc/db";
-import type { StreamStatus } from "@svc/protocol/transfer";
+import type { ChunkAead, StreamStatus } from "@svc/protocol/transfer";
 import { sql } from "drizzle-orm";
 import { bigint, check, integer, numeric, pgTable, primaryKey, text } from "drizzle-orm/pg-core";
 
@@ -27,6 +27,8 @@ export const transferStreams = pgTable(
     updatedAt: bigint("updated_at", { mode: "number" }).notNull(),
     /** The transfer wire version (added by 0001, hence last): 1 for the rows from before it. */
     version: integer("version").$type<1 | 2>().notNull().default(1),
+    /** The chunks' AEAD: always ChaCha20-Poly1305 for version 1, the start's choice for 2. */
+    cipher: text("cipher").$type<ChunkAead>().notNull().default("chacha20-poly1305"),
   },
   (table) => [
     check(
@@ -34,6 +36,10 @@ export const transferStreams = pgTable(
       sql`${table.status} in ('active', 'paused', 'finished', 'aborted')`,
     ),
     check("transfer_streams_version_check", sql`${table.version} in (1, 2)`),
+    check(
+      "transfer_streams_cipher_check",
+      sql`${table.cipher} in ('chacha20-poly1305', 'aes-256-gcm') and (${table.version} = 2 or ${table.cipher} = 'chacha20-poly1305')`,
+    ),
     check(
       "transfer_streams_sha256_check",
       sql`${table.version} = 2 or ${table.sha256} is not null`,

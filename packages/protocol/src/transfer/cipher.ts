@@ -4,16 +4,16 @@ import { chacha20poly1305 } from "@noble/ciphers/chacha.js";
 /** The AEAD's tag, appended to every chunk's ciphertext (16 bytes for both ciphers). */
 export const CHUNK_TAG_BYTES = 16;
 
-/** Leading byte of a version 1 chunk envelope, sealed with ChaCha20-Poly1305. */
+/** Leading byte of a chunk envelope sealed with ChaCha20-Poly1305 (every version 1 chunk). */
 export const CHUNK_ENVELOPE_TYPE = 0x11;
-/** Leading byte of a version 2 chunk envelope, sealed with AES-256-GCM. */
+/** Leading byte of a chunk envelope sealed with AES-256-GCM (version 2 streams that name it). */
 export const AES_GCM_CHUNK_ENVELOPE_TYPE = 0x12;
 
 /**
  * A chunk AEAD behind an interface, so that Node can pass a native implementation while browsers
- * use @noble/ciphers: ChaCha20-Poly1305 (RFC 8439) for version 1 streams, AES-256-GCM (NIST SP
- * 800-38D, 96-bit nonce, 128-bit tag) for version 2. Every implementation of one AEAD gives the
- * same bytes; `envelopeType` names which AEAD it is.
+ * use @noble/ciphers: ChaCha20-Poly1305 (RFC 8439) or AES-256-GCM (NIST SP 800-38D, 96-bit
+ * nonce, 128-bit tag). Every implementation of one AEAD gives the same bytes; `envelopeType`
+ * names which AEAD it is.
  */
 export interface ChunkCipher {
   /** The envelope type byte of the AEAD: 0x11 or 0x12. */
@@ -44,7 +44,7 @@ export interface ChunkCipher {
   ): Uint8Array | undefined;
 }
 
-/** The portable ChaCha20-Poly1305 (version 1). */
+/** The portable ChaCha20-Poly1305. */
 export const nobleChunkCipher: ChunkCipher = {
   envelopeType: CHUNK_ENVELOPE_TYPE,
   seal(key, nonce, ad, plaintext, output) {
@@ -59,7 +59,7 @@ export const nobleChunkCipher: ChunkCipher = {
   },
 };
 
-/** The portable AES-256-GCM (version 2). */
+/** The portable AES-256-GCM. */
 export const nobleAesGcmChunkCipher: ChunkCipher = {
   envelopeType: AES_GCM_CHUNK_ENVELOPE_TYPE,
   // noble's GCM writes no caller's buffer: sealChunk copies its answer into the envelope.

@@ -27,6 +27,17 @@ const messages: ControlMessage[] = [
     chunkBytes: 1048576,
     key: "CrfseSde3FyElFjV3bntlfwCpmKqqvY2FWR1ojg4SqU=",
   },
+  {
+    type: "start",
+    version: 2,
+    cipher: "chacha20-poly1305",
+    streamId,
+    name: "b.bin",
+    size: 1,
+    lanes: 1,
+    chunkBytes: 1,
+    key: "CrfseSde3FyElFjV3bntlfwCpmKqqvY2FWR1ojg4SqU=",
+  },
   { type: "pause", streamId },
   { type: "resume", streamId },
   { type: "finish", streamId },
@@ -60,6 +71,9 @@ describe("control messages", () => {
       [utf8.encode(JSON.stringify({ ...messages[0], version: 2 })), /sha256/],
       [utf8.encode(JSON.stringify({ ...messages[1], version: 3 })), /version|Invalid type/],
       [utf8.encode(JSON.stringify({ type: "rekey", streamId, key: "short" })), /key/],
+      [utf8.encode(JSON.stringify({ ...messages[1], cipher: "rot13" })), /cipher/],
+      // A version 1 start names no cipher: its is ChaCha20-Poly1305.
+      [utf8.encode(JSON.stringify({ ...messages[0], cipher: "aes-256-gcm" })), /cipher/],
     ];
     for (const [bytes, message] of cases) {
       const error = refusal(() => decodeControlMessage(bytes));

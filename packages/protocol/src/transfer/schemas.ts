@@ -36,6 +36,13 @@ export const TRANSFER_VERSIONS = [1, 2] as const;
 export type TransferVersion = (typeof TRANSFER_VERSIONS)[number];
 
 /**
+ * The chunk AEADs: a version 1 stream's is ChaCha20-Poly1305; a version 2 start names either
+ * (`cipher`, AES-256-GCM when absent), so that each peer seals with what is fastest for it.
+ */
+export const CHUNK_AEADS = ["chacha20-poly1305", "aes-256-gcm"] as const;
+export type ChunkAead = (typeof CHUNK_AEADS)[number];
+
+/**
  * `address`: the identity the receiver serves, so that a sender aimed at another learns it.
  * `versions`: the transfer wire versions it takes; absent from a receiver that knows only 1.
  */
@@ -84,13 +91,20 @@ const startFields = {
 
 /**
  * The plaintext of a control envelope: JSON whose `type` names the transition it asks for. A
- * start's `version` (absent: 1) fixes the stream's cipher and where the file's SHA-256 comes:
- * in a version 1 start, in a version 2 finish. `rekey` (version 2 only) replaces the key.
+ * start's `version` (absent: 1) fixes where the file's SHA-256 comes (in a version 1 start, in a
+ * version 2 finish) and whether the start may name its cipher (version 2). `rekey` (version 2
+ * only) replaces the key.
  */
 export const ControlMessage = v.variant("type", [
   v.variant("version", [
     v.strictObject({ ...startFields, version: v.optional(v.literal(1)), sha256: sha256Hex }),
-    v.strictObject({ ...startFields, version: v.literal(2) }),
+    v.strictObject({
+      ...startFields,
+      version: v.literal(2),
+      cipher: v.optional(
+        v.picklist(CHUNK_AEADS, "cipher must be chacha20-poly1305 or aes-256-gcm"),
+      ),
+    }),
   ]),
   v.strictObject({ type: v.literal("pause"), streamId }),
   v.strictObject({ type: v.literal("resume"), streamId }),

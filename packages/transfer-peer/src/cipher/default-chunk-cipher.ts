@@ -1,22 +1,27 @@
-import type { ChunkCipher, TransferVersion } from "@svc/protocol/transfer";
+import type { ChunkAead, ChunkCipher } from "@svc/protocol/transfer";
 import { nodeAesGcmChunkCipher, nodeChunkCipher } from "./node-chunk-cipher.js";
 import { sodiumChunkCipher } from "./sodium-chunk-cipher.js";
 
-let chosen: ChunkCipher | undefined;
+let sodium: ChunkCipher | undefined | null;
 
-/**
- * The fastest cipher here of a version's AEAD: for version 1 (ChaCha20-Poly1305), libsodium's
- * in-place one where sodium-native loads, else node:crypto's; for version 2 (AES-256-GCM),
- * node:crypto's (sodium-native has no AES-GCM).
- */
-export function defaultChunkCipher(version: TransferVersion = 1): ChunkCipher {
-  if (version === 2) return nodeAesGcmChunkCipher;
-  if (chosen === undefined) {
+/** libsodium's in-place ChaCha20-Poly1305 where sodium-native loads; undefined elsewhere. */
+export function inPlaceChaCha(): ChunkCipher | undefined {
+  if (sodium === undefined) {
     try {
-      chosen = sodiumChunkCipher();
+      sodium = sodiumChunkCipher();
     } catch {
-      chosen = nodeChunkCipher;
+      sodium = null;
     }
   }
-  return chosen;
+  return sodium ?? undefined;
+}
+
+/**
+ * The fastest cipher here of an AEAD: for ChaCha20-Poly1305, libsodium's in-place one where
+ * sodium-native loads, else node:crypto's; for AES-256-GCM, node:crypto's (sodium-native has
+ * none).
+ */
+export function defaultChunkCipher(aead: ChunkAead = "chacha20-poly1305"): ChunkCipher {
+  if (aead === "aes-256-gcm") return nodeAesGcmChunkCipher;
+  return inPlaceChaCha() ?? nodeChunkCipher;
 }

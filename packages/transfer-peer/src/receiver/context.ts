@@ -77,7 +77,7 @@ export async function requireStream(receiver: Receiver, streamId: string): Promi
   return stream;
 }
 
-/** The cipher of a stream's version (its envelopes' type comes with it). */
+/** The cipher of a stream's AEAD (its envelopes' type comes with it). */
 export function cipherOf(receiver: Receiver, stream: StreamRecord): ChunkCipher {
-  return stream.version === 2 ? receiver.options.aesGcmCipher : receiver.options.cipher;
+  return stream.cipher === "aes-256-gcm" ? receiver.options.aesGcmCipher : receiver.options.cipher;
 }

@@ -61,11 +61,11 @@ export interface TransferReceiverOptions {
    */
   arrivalGraceMs?: number;
   /**
-   * The ChaCha20-Poly1305 of version 1 streams; default libsodium's in-place cipher where
-   * sodium-native loads, else nodeChunkCipher.
+   * The ChaCha20-Poly1305 of the streams that use it (every version 1 stream); default
+   * libsodium's in-place cipher where sodium-native loads, else nodeChunkCipher.
    */
   cipher?: ChunkCipher;
-  /** The AES-256-GCM of version 2 streams; default nodeAesGcmChunkCipher. */
+  /** The AES-256-GCM of the version 2 streams that name it; default nodeAesGcmChunkCipher. */
   aesGcmCipher?: ChunkCipher;
   /** Default @svc/http's server verifier (libsodium, else node:crypto). */
   verifier?: Ed25519Verifier;
@@ -102,8 +102,8 @@ export function resolveReceiverOptions(options: TransferReceiverOptions): Resolv
     partialTtlMs: options.partialTtlMs ?? DEFAULT_PARTIAL_TTL_MS,
     maxLanes: options.maxLanes ?? DEFAULT_MAX_LANES,
     arrivalGraceMs: options.arrivalGraceMs ?? ARRIVAL_GRACE_MS,
-    cipher: options.cipher ?? defaultChunkCipher(1),
-    aesGcmCipher: options.aesGcmCipher ?? defaultChunkCipher(2),
+    cipher: options.cipher ?? defaultChunkCipher("chacha20-poly1305"),
+    aesGcmCipher: options.aesGcmCipher ?? defaultChunkCipher("aes-256-gcm"),
     verifier: options.verifier ?? serverEd25519Verifier(),
     now: options.now ?? Date.now,
     logger: options.logger ?? createLogger("silent"),

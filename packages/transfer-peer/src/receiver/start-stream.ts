@@ -56,8 +56,8 @@ export async function startStream(
       name,
       size,
       ...(message.version === 2
-        ? { version: 2 as const }
-        : { version: 1 as const, sha256: message.sha256 }),
+        ? { version: 2 as const, cipher: message.cipher ?? "aes-256-gcm" }
+        : { version: 1 as const, cipher: "chacha20-poly1305" as const, sha256: message.sha256 }),
       chunkBytes,
       key,
       status: "active",

@@ -57,45 +57,71 @@ describe.each(STORE_KINDS)("version 2 streams with the $name", ({ open, skip }) 
     expect(parseRequest(TransferHealthResponse, body).versions).toEqual([1, 2]);
   });
 
-  it.skipIf(skip)("takes AES-256-GCM chunks and the file's SHA-256 in the finish", async () => {
-    const { receiver } = await newReceiver();
-    const content = randomBytes(1000);
-    const { start, key, sha256 } = startV2For(content, { lanes: 2, chunkBytes: 300 });
-    expect((await sendControl(peers, receiver, start)).status).toBe(200);
-    const { streamId } = start;
-    const sealed = sealFile(content, { ...start, key }, nobleAesGcmChunkCipher).lanes;
-    // A version 1 envelope of the same chunk is refused before anything is decrypted.
-    const v1 = sealFile(content, { ...start, key }).lanes[0]?.[0] as Uint8Array;
-    expect(await answer(await receiver.send(chunk(streamId, 0, 1n, v1)))).toMatchObject({
-      status: 400,
-      body: { code: "SVC_BAD_REQUEST", message: "chunk envelope starts with 0x11, not 0x12" },
+  it.skipIf(skip)("takes ChaCha20-Poly1305 chunks when the start names that cipher", async () => {
+    const { receiver, openStore } = await newReceiver();
+    const content = randomBytes(500);
+    const { start, key, sha256 } = startV2For(content, { lanes: 1, chunkBytes: 500 });
+    const chacha = { ...start, cipher: "chacha20-poly1305" as const };
+    expect((await sendControl(peers, receiver, chacha)).status).toBe(200);
+    expect(await openStore().get(start.streamId)).toMatchObject({
+      version: 2,
+      cipher: "chacha20-poly1305",
     });
-    for (const [laneId, envelopes] of sealed.entries()) {
-      for (const [i, envelope] of envelopes.entries()) {
-        const response = await receiver.send(chunk(streamId, laneId, BigInt(i + 1), envelope));
-        expect(response.status).toBe(200);
-      }
-    }
+    const aesGcm = sealFile(content, { ...start, key }, nodeAesGcmChunkCipher).lanes[0]?.[0];
     expect(
-      await answer(await sendControl(peers, receiver, { type: "finish", streamId })),
+      await answer(await receiver.send(chunk(start.streamId, 0, 1n, aesGcm as Uint8Array))),
     ).toMatchObject({
       status: 400,
-      body: { code: "SVC_BAD_REQUEST" },
+      body: { message: "chunk envelope starts with 0x12, not 0x11" },
     });
-    const wrong = { type: "finish" as const, streamId, sha256: "0".repeat(64) };
-    expect(await answer(await sendControl(peers, receiver, wrong))).toMatchObject({
-      status: 409,
-      body: {
-        code: "SVC_INVALID_TRANSITION",
-        message: "the data's SHA-256 is not the finish message's",
-      },
-    });
-    const finish = { type: "finish" as const, streamId, sha256 };
+    const envelope = sealFile(content, { ...start, key }).lanes[0]?.[0] as Uint8Array;
+    expect((await receiver.send(chunk(start.streamId, 0, 1n, envelope))).status).toBe(200);
+    const finish = { type: "finish" as const, streamId: start.streamId, sha256 };
     expect((await sendControl(peers, receiver, finish)).status).toBe(200);
-    const [file] = receiver.finished;
-    expect(file).toMatchObject({ streamId, size: content.length, sha256 });
-    expect(await readFile(file?.path as string)).toEqual(content);
   });
+
+  it.skipIf(skip)(
+    "takes AES-256-GCM chunks (no cipher named) and the SHA-256 in the finish",
+    async () => {
+      const { receiver } = await newReceiver();
+      const content = randomBytes(1000);
+      const { start, key, sha256 } = startV2For(content, { lanes: 2, chunkBytes: 300 });
+      expect((await sendControl(peers, receiver, start)).status).toBe(200);
+      const { streamId } = start;
+      const sealed = sealFile(content, { ...start, key }, nobleAesGcmChunkCipher).lanes;
+      // A version 1 envelope of the same chunk is refused before anything is decrypted.
+      const v1 = sealFile(content, { ...start, key }).lanes[0]?.[0] as Uint8Array;
+      expect(await answer(await receiver.send(chunk(streamId, 0, 1n, v1)))).toMatchObject({
+        status: 400,
+        body: { code: "SVC_BAD_REQUEST", message: "chunk envelope starts with 0x11, not 0x12" },
+      });
+      for (const [laneId, envelopes] of sealed.entries()) {
+        for (const [i, envelope] of envelopes.entries()) {
+          const response = await receiver.send(chunk(streamId, laneId, BigInt(i + 1), envelope));
+          expect(response.status).toBe(200);
+        }
+      }
+      expect(
+        await answer(await sendControl(peers, receiver, { type: "finish", streamId })),
+      ).toMatchObject({
+        status: 400,
+        body: { code: "SVC_BAD_REQUEST" },
+      });
+      const wrong = { type: "finish" as const, streamId, sha256: "0".repeat(64) };
+      expect(await answer(await sendControl(peers, receiver, wrong))).toMatchObject({
+        status: 409,
+        body: {
+          code: "SVC_INVALID_TRANSITION",
+          message: "the data's SHA-256 is not the finish message's",
+        },
+      });
+      const finish = { type: "finish" as const, streamId, sha256 };
+      expect((await sendControl(peers, receiver, finish)).status).toBe(200);
+      const [file] = receiver.finished;
+      expect(file).toMatchObject({ streamId, size: content.length, sha256 });
+      expect(await readFile(file?.path as string)).toEqual(content);
+    },
+  );
 
   it.skipIf(skip)("opens the chunks after a rekey with the new key, across a restart", async () => {
     const { receiver, openStore, dir } = await newReceiver();

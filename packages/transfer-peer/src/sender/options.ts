@@ -1,7 +1,13 @@
 import { CanonicalError, normalizeAddress } from "@svc/canonical";
 import type { SvcClient } from "@svc/client";
 import { LIMITS } from "@svc/protocol";
-import { CHUNK_OVERHEAD_BYTES, isStreamId, type TransferVersion } from "@svc/protocol/transfer";
+import {
+  CHUNK_AEADS,
+  CHUNK_OVERHEAD_BYTES,
+  type ChunkAead,
+  isStreamId,
+  type TransferVersion,
+} from "@svc/protocol/transfer";
 import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 
 /**
@@ -11,8 +17,8 @@ import { DEFAULT_RETRY, type RetryPolicy } from "./retry.js";
 export interface ResumeInfo {
   streamId: string;
   /**
-   * The stream's 32-byte key: a version 1 stream's ChaCha20-Poly1305 key, kept for its life; a
-   * version 2 stream's latest AES-256-GCM key (a resumed version 2 stream takes a fresh one).
+   * The stream's 32-byte key: a version 1 stream's, kept for its life; a version 2 stream's
+   * latest (a resumed version 2 stream takes a fresh one).
    */
   key: Uint8Array;
   lanes: number;
@@ -24,6 +30,8 @@ export interface ResumeInfo {
    * stream has none (its finish names the SHA-256 of the file as sent).
    */
   sha256?: string | undefined;
+  /** A version 2 stream's chunk AEAD (absent: AES-256-GCM); version 1's is ChaCha20-Poly1305. */
+  cipher?: ChunkAead | undefined;
   /**
    * A version 2 stream's file size when it started: a file of another size is not resumed (a
    * changed file of the same size is found by the receiver at the finish).
@@ -128,6 +136,13 @@ function checkResume(resume: ResumeInfo, options: SendOptions): void {
     (typeof resume.sha256 !== "string" || !/^[0-9a-f]{64}$/.test(resume.sha256))
   ) {
     throw new TypeError("options.resume.sha256 must be 64 lower-hex digits");
+  }
+  if (resume.size !== undefined) integer("resume.size", resume.size, 0, Number.MAX_SAFE_INTEGER);
+  const { cipher } = resume;
+  if (cipher !== undefined && (version === 1 || !CHUNK_AEADS.includes(cipher))) {
+    throw new TypeError(
+      "options.resume.cipher must be chacha20-poly1305 or aes-256-gcm, for a version 2 stream",
+    );
   }
   for (const field of ["lanes", "chunkBytes"] as const) {
     const given = options[field];

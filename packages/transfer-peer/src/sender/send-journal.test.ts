@@ -34,7 +34,7 @@ describe("SendJournal", () => {
     const journal = new SendJournal(join(dir, "journal"));
     const path = await file("hello, version 2");
     const { sha256: _, ...rest } = stream;
-    const v2: ResumeInfo = { ...rest, version: 2, size: 16 };
+    const v2: ResumeInfo = { ...rest, version: 2, cipher: "aes-256-gcm", size: 16 };
     await journal.save(path, route, v2);
     expect(await journal.lookup(path, route)).toEqual(v2);
     // A version 1 entry written by an earlier build (no streamVersion) still reads as version 1.

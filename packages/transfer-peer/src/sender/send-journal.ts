@@ -3,7 +3,7 @@ import { mkdir, stat, unlink } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { decodeBase64, encodeBase64, normalizeAddress } from "@svc/canonical";
 import { isErrno, readTextIfPresent, writeFileAtomic } from "@svc/node-kit";
-import { isStreamId } from "@svc/protocol/transfer";
+import { CHUNK_AEADS, type ChunkAead, isStreamId } from "@svc/protocol/transfer";
 import type { ResumeInfo } from "./options.js";
 
 /** Where a file is sent: the receiver's address and its HTTP server. */
@@ -31,6 +31,8 @@ interface Entry extends EntryKey {
   chunkBytes: number;
   /** The stream's transfer wire version; absent: 1 (entries written before version 2). */
   streamVersion?: 2;
+  /** A version 2 stream's chunk AEAD. */
+  cipher?: ChunkAead;
   /** A version 1 stream's. */
   sha256?: string;
 }
@@ -70,7 +72,9 @@ export class SendJournal {
       key: encodeBase64(stream.key),
       lanes: stream.lanes,
       chunkBytes: stream.chunkBytes,
-      ...(stream.version === 2 ? { streamVersion: 2 } : { sha256: stream.sha256 }),
+      ...(stream.version === 2
+        ? { streamVersion: 2, cipher: stream.cipher ?? "aes-256-gcm" }
+        : { sha256: stream.sha256 }),
     };
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
     await writeFileAtomic(this.#pathOf(key), `${JSON.stringify(entry, null, 2)}\n`);
@@ -119,7 +123,7 @@ function parseEntry(text: string, key: EntryKey): ResumeInfo | undefined {
     return undefined;
   }
   const same = (Object.keys(key) as (keyof EntryKey)[]).every((name) => entry[name] === key[name]);
-  const { streamId, lanes, chunkBytes, sha256, streamVersion } = entry;
+  const { streamId, lanes, chunkBytes, sha256, streamVersion, cipher } = entry;
   const hashed = typeof sha256 === "string" && /^[0-9a-f]{64}$/.test(sha256);
   if (
     !same ||
@@ -128,7 +132,9 @@ function parseEntry(text: string, key: EntryKey): ResumeInfo | undefined {
     !isStreamId(streamId) ||
     !Number.isSafeInteger(lanes) ||
     !Number.isSafeInteger(chunkBytes) ||
-    (streamVersion === 2 ? sha256 !== undefined : streamVersion !== undefined || !hashed)
+    (streamVersion === 2
+      ? sha256 !== undefined || cipher === undefined || !CHUNK_AEADS.includes(cipher)
+      : streamVersion !== undefined || cipher !== undefined || !hashed)
   ) {
     return undefined;
   }
@@ -143,6 +149,6 @@ function parseEntry(text: string, key: EntryKey): ResumeInfo | undefined {
     key: streamKey,
     lanes: lanes as number,
     chunkBytes: chunkBytes as number,
-    ...(streamVersion === 2 ? { version: 2 as const, size: key.size } : { sha256 }),
+    ...(streamVersion === 2 ? { version: 2 as const, cipher, size: key.size } : { sha256 }),
   };
 }

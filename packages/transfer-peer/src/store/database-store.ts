@@ -46,6 +46,7 @@ export function databaseTransferStore(options: DatabaseTransferStoreOptions): Tr
             sender: stream.sender,
             name: stream.name,
             version: stream.version,
+            cipher: stream.cipher,
             size: stream.size,
             sha256: stream.sha256 ?? null,
             chunkBytes: stream.chunkBytes,

@@ -9,7 +9,12 @@ import {
   TEMP_SUFFIX,
   writeFileAtomic,
 } from "@svc/node-kit";
-import { isStreamId, STREAM_STATUSES, type StreamStatus } from "@svc/protocol/transfer";
+import {
+  CHUNK_AEADS,
+  isStreamId,
+  STREAM_STATUSES,
+  type StreamStatus,
+} from "@svc/protocol/transfer";
 import { applyAdvances, type LaneAdvance } from "./lane-advances.js";
 import { createLaneSlots, type LaneProgress, readLaneSlots, writeLaneSlots } from "./lane-slots.js";
 import {
@@ -207,16 +212,22 @@ function decodeStreamFile(
   path: string,
   text: string,
 ): Omit<StreamFile, "key"> & { key: Uint8Array } {
-  // A file an older build wrote has no version: its stream is version 1.
-  const { version = 1, ...file } = JSON.parse(text) as Partial<Pick<StreamFile, "version">> &
-    Omit<StreamFile, "version">;
+  // A file an older build wrote has no version and no cipher: version 1, ChaCha20-Poly1305.
+  const {
+    version = 1,
+    cipher = "chacha20-poly1305",
+    ...file
+  } = JSON.parse(text) as Partial<Pick<StreamFile, "version" | "cipher">> &
+    Omit<StreamFile, "version" | "cipher">;
   if (
     !STREAM_STATUSES.includes(file.status as StreamStatus) ||
     (version !== 1 && version !== 2) ||
+    !CHUNK_AEADS.includes(cipher) ||
+    (version === 1 && cipher !== "chacha20-poly1305") ||
     !Number.isSafeInteger(file.lanes) ||
     file.lanes < 1
   ) {
     throw new Error(`${path} is not a stream record`);
   }
-  return { ...file, version, key: decodeBase64(file.key, 32) };
+  return { ...file, version, cipher, key: decodeBase64(file.key, 32) };
 }

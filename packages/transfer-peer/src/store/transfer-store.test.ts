@@ -48,6 +48,7 @@ function stream(overrides: Partial<StreamRecord> = {}): StreamRecord {
     sender: "alice@example.org:1",
     name: "photo.jpg",
     version: 1,
+    cipher: "chacha20-poly1305",
     size: 5_000_000_000,
     sha256: "ab".repeat(32),
     chunkBytes: 1 << 20,
@@ -61,7 +62,7 @@ function stream(overrides: Partial<StreamRecord> = {}): StreamRecord {
 }
 
 function v2Stream(overrides: Partial<StreamRecord> = {}): StreamRecord {
-  const { sha256: _, ...record } = stream({ version: 2, ...overrides });
+  const { sha256: _, ...record } = stream({ version: 2, cipher: "aes-256-gcm", ...overrides });
   return record;
 }
 

@@ -1,5 +1,5 @@
 import { SvcError } from "@svc/protocol";
-import type { StreamStatus } from "@svc/protocol/transfer";
+import type { ChunkAead, StreamStatus } from "@svc/protocol/transfer";
 
 /** What a receiver keeps of one stream: what the start message said, and how far each lane is. */
 export interface StreamRecord {
@@ -9,11 +9,12 @@ export interface StreamRecord {
   /** The safe base name the file is saved under once finished (see safeFileName). */
   name: string;
   /**
-   * The transfer wire version the stream was started with: 1, ChaCha20-Poly1305 (0x11 envelopes)
-   * and the file's SHA-256 in the start message; 2, AES-256-GCM (0x12 envelopes) and the SHA-256
-   * in the finish message.
+   * The transfer wire version the stream was started with: 1, the file's SHA-256 in the start
+   * message; 2, the SHA-256 in the finish message, and the key replaced on each send attempt.
    */
   version: 1 | 2;
+  /** The chunks' AEAD: ChaCha20-Poly1305 (0x11 envelopes) or AES-256-GCM (0x12, version 2). */
+  cipher: ChunkAead;
   size: number;
   /**
    * Lower-hex SHA-256 of the whole file from a version 1 start; a version 2 stream's comes with
@@ -22,8 +23,7 @@ export interface StreamRecord {
   sha256?: string | undefined;
   chunkBytes: number;
   /**
-   * The chunks' current 32-byte key (ChaCha20-Poly1305 for version 1, AES-256-GCM for version 2):
-   * a secret.
+   * The chunks' current 32-byte key for `cipher`: a secret.
    */
   key: Uint8Array;
   status: StreamStatus;
