@@ -407,11 +407,18 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
     }),
   }),
 
-  // @svc/protocol/transfer: the spec's D9 vector is sealed and opened in the page.
+  // @svc/protocol/transfer: the spec's D9 vector is sealed and opened in the page; the version 2
+  // vectors' AES-256-GCM chunks are opened by the portable cipher and by WebCrypto alike.
   "protocol/transfer": smokeCheck({
-    input: () =>
-      fixture<TransferSpecVector>("packages/protocol/src/fixtures/spec-transfer-vector.json"),
-    inPage(t: typeof Transfer, { transfer: vector }) {
+    input: async () => ({
+      ...(await fixture<TransferSpecVector>(
+        "packages/protocol/src/fixtures/spec-transfer-vector.json",
+      )),
+      v2: await fixture<TransferV2Vectors>(
+        "packages/protocol/src/fixtures/transfer-v2-vectors.json",
+      ),
+    }),
+    async inPage(t: typeof Transfer, { transfer: vector, v2 }) {
       const hex = (bytes: Uint8Array) =>
         Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
       const unhex = (text: string) =>
@@ -447,15 +454,33 @@ export const SMOKE_CHECKS: Record<string, AnySmokeCheck> = {
         chunkMessage: hex(t.chunkSignedMessage({ ...signed, ...chunk, streamId, body: envelope })),
         stateMessage: hex(t.stateSignedMessage({ ...signed, streamId })),
         lastChunk: t.planStream({ size: 10, chunkBytes: 4, lanes: 2 }).chunkAt(0, 2n),
+        v2: await Promise.all(
+          v2.chunks.map(async (c) => {
+            const sealed = unhex(c.envelopeHex);
+            const v2Key = b64(v2.start.key);
+            const portable = t.openChunk(sealed, v2Key, t.nobleAesGcmChunkCipher).data;
+            const native = await crypto.subtle.decrypt(
+              {
+                name: "AES-GCM",
+                iv: sealed.subarray(17, 29),
+                additionalData: sealed.subarray(0, 29),
+              },
+              await crypto.subtle.importKey("raw", v2Key, "AES-GCM", false, ["decrypt"]),
+              sealed.subarray(29),
+            );
+            return [hex(portable), hex(new Uint8Array(native).subarray(8))];
+          }),
+        ),
       };
     },
-    expected: ({ transfer: vector }) => ({
+    expected: ({ transfer: vector, v2 }) => ({
       envelope: vector.envelopeHex,
       opened: [vector.laneId, vector.seq, 0x100000, vector.plaintextHex.slice(16)],
       tamperedCode: "SVC_BAD_REQUEST",
       chunkMessage: vector.chunkMessageHex,
       stateMessage: vector.stateMessageHex,
       lastChunk: { offset: 8, length: 2 },
+      v2: v2.chunks.map((c) => [c.dataHex, c.dataHex]),
     }),
   }),
 
@@ -602,6 +627,11 @@ interface TransferSpecVector {
     chunkMessageHex: string;
     stateMessageHex: string;
   };
+}
+
+interface TransferV2Vectors {
+  start: { key: string };
+  chunks: { envelopeHex: string; dataHex: string }[];
 }
 
 interface VrfVectors {
