@@ -182,10 +182,13 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
   const rows: AppendRows = { leaves: [], vrf: [], subtrees: [], mapRows: [], sths: [] };
   const written = new Map<string, MapRow>();
   const [logged, current] = await Promise.all([
-    latestLeavesOf(db, changes, input.currentIdentities !== undefined),
+    loggedListVersions(db, changes),
     currentIdentitiesOf(db, changes, input.currentIdentities),
   ]);
   const appended: Appended[] = [];
+  // Superseded identity changes of addresses with no leaf earlier in the batch: their latest
+  // leaf is read only if there are any, so a batch with none costs no read for it.
+  const unplaced: Array<{ entry: Appended; address: string }> = [];
   for (const [i, change] of changes.entries()) {
     const last = logged.get(change.address);
     const stale =
@@ -197,7 +200,9 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
             current.get(change.address),
           );
     if (stale) {
-      appended.push({ leafIndex: last?.leafIndex, sth: latest, superseded: true });
+      const entry: Appended = { leafIndex: last?.leafIndex, sth: latest, superseded: true };
+      appended.push(entry);
+      if (last === undefined) unplaced.push({ entry, address: change.address });
       continue;
     }
     logged.set(change.address, {
@@ -242,6 +247,10 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
     appended.push({ leafIndex, sth });
   }
   rows.mapRows = [...written.values()];
+  if (unplaced.length > 0) {
+    const before = await readLatestLeaves(db, [...new Set(unplaced.map((u) => u.address))]);
+    for (const { entry, address } of unplaced) entry.leafIndex = before.get(address)?.leafIndex;
+  }
   const head = rows.sths[rows.sths.length - 1] ?? latest;
   for (const entry of appended) if (entry.superseded) entry.sth = head;
   const result = { appended, edge: { size: range.size, nodes: range.nodes() } };
@@ -249,17 +258,13 @@ async function appendBatch(db: Database, input: AppendInput): Promise<AppendResu
   return (await writeAppendRows(db, rows, latest)) ? result : undefined;
 }
 
-/**
- * The latest logged leaf of each address whose change may be superseded (with the version a
- * device list leaf logs): the device lists, and the identities when their state is checked.
- */
-function latestLeavesOf(
+/** The latest logged leaf of each device list in the batch, with the version it logs. */
+function loggedListVersions(
   db: Database,
   changes: readonly IndexedChange[],
-  identitiesChecked: boolean,
 ): Promise<Map<string, { leafIndex: number; version: number | null }>> {
   const names = changes.flatMap((change) =>
-    change.kind === "device-list" || identitiesChecked ? [change.address] : [],
+    change.kind === "device-list" ? [change.address] : [],
   );
   return names.length === 0 ? Promise.resolve(new Map()) : readLatestLeaves(db, names);
 }

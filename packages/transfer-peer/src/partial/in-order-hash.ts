@@ -2,12 +2,11 @@ import { createHash } from "node:crypto";
 import { type FileHandle, open } from "node:fs/promises";
 
 /**
- * The SHA-256 of a stream's data, taken while its chunks arrive instead of in one pass over the
- * file at finish: that pass (over half a second per GiB here) was the tail of every transfer. Only
- * accepted chunks are taken (durable and acknowledged, their range never written again), in
- * file order: a chunk at the hashed end is hashed from memory; one further on is noted, and read
- * back from the partial file once the chunks before it are in. Whatever is not in at the end (all
- * of it, after a restart) is read from the file then.
+ * The SHA-256 of a stream's data, taken from its chunks as they pass instead of in one pass over
+ * the file: the receiver's as chunks are accepted (durable, their range never written again), a
+ * version 2 sender's as chunks are read. In file order: a chunk at the hashed end is hashed from
+ * memory; one further on is noted, and read back from the file once the chunks before it are in.
+ * Whatever was not taken by the end (all of it, after a restart) is read from the file then.
  */
 export class InOrderHash {
   readonly #path: string;
