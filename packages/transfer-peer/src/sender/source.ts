@@ -23,22 +23,26 @@ export interface SourceFile {
 const READ_BYTES = 1024 * 1024;
 
 /**
- * The source as a file. A version 1 start names the file's SHA-256, so a file is hashed first
- * when `hash` says so (a version 2 stream hashes its chunks as they are sent). The start names
- * the size in any version, so a stream cannot be sent while it is read: it is written to a
- * private temporary file, hashed on the way (at no extra read), and sent from there.
+ * The source as a file: a path as it is (checked to be a regular file, not read), a stream
+ * written to a private temporary file and hashed on the way (at no extra read), since every
+ * start names the size and so a stream cannot be sent while it is read.
  */
 export async function sourceFile(
   source: SendSource,
   name: string | undefined,
   signal: AbortSignal,
-  hash: boolean,
 ): Promise<SourceFile> {
   if (typeof source === "string") {
     const info = await stat(source);
     if (!info.isFile()) throw new TypeError(`${source} is not a regular file`);
-    const { size, sha256 } = hash ? await hashFile(source, signal) : { size: info.size };
-    return { path: source, name: name ?? basename(source), size, sha256, cleanup: async () => {} };
+    const base = name ?? basename(source);
+    return {
+      path: source,
+      name: base,
+      size: info.size,
+      sha256: undefined,
+      cleanup: async () => {},
+    };
   }
   if (name === undefined) throw new TypeError("options.name is required to send a stream");
   const dir = await mkdtemp(join(tmpdir(), "svc-transfer-"));
@@ -56,6 +60,15 @@ export async function sourceFile(
     await cleanup();
     throw error;
   }
+}
+
+/**
+ * The file with its SHA-256, read for it unless it has one: a version 1 start names it, so such
+ * a stream reads its file once before the first chunk.
+ */
+export async function hashedSourceFile(file: SourceFile, signal: AbortSignal): Promise<SourceFile> {
+  if (file.sha256 !== undefined) return file;
+  return { ...file, ...(await hashFile(file.path, signal)) };
 }
 
 /**

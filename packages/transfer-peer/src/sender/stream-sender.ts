@@ -23,7 +23,7 @@ import { PeerRequests } from "./peer-requests.js";
 import { fetchTransport, nodeHttpTransport, type PeerTransport } from "./peer-transport.js";
 import { type Progress, RateMeter } from "./progress.js";
 import type { RecoveryNotice, RetryNotice } from "./retry.js";
-import { type SendSource, type SourceFile, sourceFile } from "./source.js";
+import { hashedSourceFile, type SendSource, type SourceFile, sourceFile } from "./source.js";
 
 /** What `done` resolves with. */
 export interface TransferResult {
@@ -128,6 +128,7 @@ export class StreamSender {
     const transport = this.#transport();
     let file: SourceFile | undefined;
     try {
+      file = await sourceFile(source, this.#settings.name, this.#stop.signal);
       const requests = new PeerRequests({
         transport,
         client,
@@ -145,7 +146,7 @@ export class StreamSender {
       const version: TransferVersion =
         resume !== undefined ? (resume.version ?? 1) : versions.includes(2) ? 2 : 1;
       const cipher = this.#cipherFor(version);
-      file = await sourceFile(source, this.#settings.name, this.#stop.signal, version === 1);
+      if (version === 1) file = await hashedSourceFile(file, this.#stop.signal);
       const plan = planStream({ size: file.size, chunkBytes, lanes });
       const opened = await this.#open(requests, file, plan, version, cipher);
       const resumedBytes = plan.bytesAcked(opened.cursors);
