@@ -14,4 +14,5 @@ export {
   type PushSubscriptions,
   type StoredSubscription,
 } from "./subscriptions.js";
+export { rememberWakeDue, type WakeDueMemory } from "./wake-due-memory.js";
 export { wakeUpPlaintext } from "./wake-up.js";

@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { pushMigrations, WAKE_DUE_FUNCTION } from "./schema.js";
 import { createPushSubscriptions, type PushSubscriptions } from "./subscriptions.js";
+import { rememberWakeDue } from "./wake-due-memory.js";
 
 const opened: Storage[] = [];
 afterEach(async () => {
@@ -84,11 +85,18 @@ const CASES: Array<{
   },
 ];
 
-describe.each(kinds)("svc_push_wake_due on %s", (kind) => {
+describe.each(kinds)("svc_push_wake_due and the instance's memory of it on %s", (kind) => {
   it.each(CASES)("$state: $due", async ({ arrange, due }) => {
     const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
     opened.push(storage);
-    const subs = createPushSubscriptions(storage.db);
+    // Every change goes through the remembering store, whose memory must then agree with the
+    // function, as must a memory loaded afterwards from the table.
+    const memory = await rememberWakeDue(
+      storage.db,
+      createPushSubscriptions(storage.db),
+      COALESCE_MS,
+    );
+    const subs = memory.subscriptions;
     await subs.subscribe(
       "bob@example.org",
       { endpoint: "https://push.example.net/bob", ...keys, expiresAt: null },
@@ -108,11 +116,19 @@ describe.each(kinds)("svc_push_wake_due on %s", (kind) => {
       sql`select ${sql.raw(WAKE_DUE_FUNCTION)}(${ALICE}, ${NOW}::bigint, ${COALESCE_MS}::bigint) as due`,
     );
     expect(row?.due).toBe(due);
+    expect(memory.wakeUpDue(ALICE, NOW)).toBe(due);
+    const loaded = await rememberWakeDue(
+      storage.db,
+      createPushSubscriptions(storage.db),
+      COALESCE_MS,
+    );
+    expect(loaded.wakeUpDue(ALICE, NOW)).toBe(due);
     // Never false when the dispatcher's claim would wake or delete something.
     const before = (await subs.ofAddresses([ALICE])).length;
     const { claimed, coalesced } = await subs.claim([ALICE], NOW, COALESCE_MS);
     const deleted = before - (await subs.ofAddresses([ALICE])).length;
     expect(claimed.length + deleted > 0).toBe(due === true);
     expect(coalesced).toBe(before - deleted - claimed.length);
+    expect(memory.wakeUpDue(ALICE, NOW)).toBe(before - deleted > 0 ? false : null);
   });
 });

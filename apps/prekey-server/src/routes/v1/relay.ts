@@ -1,5 +1,5 @@
 import type { BridgeHub } from "@svc/bridge-hub";
-import { createPushSubscriptions, WAKE_DUE_FUNCTION } from "@svc/push";
+import { createPushSubscriptions, rememberWakeDue, WAKE_DUE_FUNCTION } from "@svc/push";
 import type { Hono } from "hono";
 import type { AppEnv } from "../../app-env.js";
 import type { Services } from "../../services.js";
@@ -17,8 +17,9 @@ import { registerPushRoutes } from "./push/index.js";
  * PostgreSQL each deposit transaction sends the adapter's deposit notice itself, so other
  * instances hear of a deposit at its commit, without a statement of its own. Unregistering an
  * address drops its push subscriptions even with push off (they may date from before). With push
- * on, each deposit's statement also says whether a wake-up may be due, so that a deposit with
- * none due costs no statement more than with push off.
+ * on, whether a deposit may wake its address costs no statement of its own: on PostgreSQL the
+ * deposit's statement says it, on the embedded database (which only this instance writes) the
+ * instance knows it from memory and the deposit runs push off's statement.
  */
 export async function registerRelayRoutes(
   app: Hono<AppEnv>,
@@ -27,18 +28,31 @@ export async function registerRelayRoutes(
 ): Promise<BridgeHub> {
   const adapter = bridgeAdapter(services);
   const push = services.config.push.enabled;
-  const subscriptions = createPushSubscriptions(services.storage.db);
+  const { db, kind } = services.storage;
+  const { coalesceMs } = services.config.push;
+  const stored = createPushSubscriptions(db);
+  const memory =
+    push && kind === "pglite" ? await rememberWakeDue(db, stored, coalesceMs) : undefined;
+  const subscriptions = memory?.subscriptions ?? stored;
   const inbox = registerInboxRoutes(app, services, adapter.depositNotice, {
     fetched: push ? (address) => subscriptions.fetched(address) : undefined,
-    depositWakeCheck: push
-      ? { sqlFunction: WAKE_DUE_FUNCTION, argument: services.config.push.coalesceMs }
-      : undefined,
+    depositWakeCheck:
+      push && memory === undefined
+        ? { sqlFunction: WAKE_DUE_FUNCTION, argument: coalesceMs }
+        : undefined,
     unregistered: async (address) => {
       await subscriptions.unsubscribeAll(address);
     },
   });
   const hub = await startBridgeHub(services, inbox, adapter);
   registerBridgeRoutes(app, services, hub, inbox, options);
-  if (push) await registerPushRoutes(app, services, { subscriptions, inbox, hub });
+  if (push) {
+    await registerPushRoutes(app, services, {
+      subscriptions,
+      inbox,
+      hub,
+      wakeUpDue: memory?.wakeUpDue,
+    });
+  }
   return hub;
 }

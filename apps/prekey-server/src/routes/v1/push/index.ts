@@ -9,7 +9,7 @@ import { createPushRateLimits } from "./context.js";
 import { registerSubscribeRoute } from "./subscribe.js";
 import { registerUnsubscribeRoute } from "./unsubscribe.js";
 import { registerVapidRoute } from "./vapid.js";
-import { startWakeUps } from "./wake-ups.js";
+import { startWakeUps, type WakeUpSources } from "./wake-ups.js";
 
 /**
  * Mounts /v1/push/{vapid,subscriptions} and starts the wake-ups of this instance's deposits.
@@ -18,7 +18,12 @@ import { startWakeUps } from "./wake-ups.js";
 export async function registerPushRoutes(
   app: Hono<AppEnv>,
   services: Services,
-  sources: { subscriptions: PushSubscriptions; inbox: InboxStore; hub: BridgeHub },
+  sources: {
+    subscriptions: PushSubscriptions;
+    inbox: InboxStore;
+    hub: BridgeHub;
+    wakeUpDue?: WakeUpSources["wakeUpDue"];
+  },
 ): Promise<WakeUpDispatcher> {
   const vapid = await loadVapidKeys(services.config);
   if (services.config.push.contact === undefined) {

@@ -16,6 +16,8 @@ export interface WakeUpSources {
   inbox: Pick<InboxStore, "onDeposit" | "pending">;
   hub: Pick<BridgeHub, "liveAmong" | "closed">;
   vapid: VapidKeys;
+  /** Whether a deposit may wake its address, when the deposit's statement does not say it. */
+  wakeUpDue?: ((address: string, now: number) => boolean | null) | undefined;
 }
 
 /**
@@ -56,12 +58,14 @@ export function startWakeUps(services: Services, sources: WakeUpSources): WakeUp
     onOutcome: (outcome, count) => metrics.pushWakeUps.inc({ outcome }, count),
     onError: warnOfFailure,
   });
-  // The deposit's own statement said whether a wake-up may be due (WAKE_DUE_FUNCTION): null, the
-  // address has no subscription; false, none is due, the deposit is coalesced (counted once, as
-  // nothing was read to count its subscriptions). Without the check's answer, the dispatcher asks.
+  // The deposit's own statement (WAKE_DUE_FUNCTION) or the instance's memory says whether a
+  // wake-up may be due: null, the address has no subscription; false, none is due, the deposit is
+  // coalesced (counted once, as nothing was read to count its subscriptions). Without an answer,
+  // the dispatcher asks.
   const unsubscribe = sources.inbox.onDeposit(({ address, wakeUpDue }) => {
-    if (wakeUpDue === false) metrics.pushWakeUps.inc({ outcome: "coalesced" });
-    else if (wakeUpDue !== null) dispatcher.depositCommitted(address);
+    const due = wakeUpDue !== undefined ? wakeUpDue : sources.wakeUpDue?.(address, services.now());
+    if (due === false) metrics.pushWakeUps.inc({ outcome: "coalesced" });
+    else if (due !== null) dispatcher.depositCommitted(address);
   });
   // A bridge that was live when a deposit came may have belonged to an app already closing: the
   // envelope reached no one and nothing woke the address. So when an address's last bridge closes
