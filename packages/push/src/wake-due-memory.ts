@@ -26,10 +26,14 @@ export async function rememberWakeDue(
   coalesceMs: number,
 ): Promise<WakeDueMemory> {
   const dueFrom = new Map<string, number>();
-  // Bumped by each change that makes an address due at once (a subscribe, a fetch): a reread
-  // begun before it must not put back the earlier state.
-  const changes = new Map<string, number>();
-  const changed = (address: string) => changes.set(address, (changes.get(address) ?? 0) + 1);
+  // A reread of an address counts the changes that make it due at once (a subscribe, a fetch,
+  // an unsubscribe of all) made while it reads: after any, its older view is not put back. Only
+  // addresses being reread are counted, so nothing here grows with the addresses served.
+  const rereading = new Map<string, { readers: number; changes: number }>();
+  const changed = (address: string) => {
+    const watch = rereading.get(address);
+    if (watch !== undefined) watch.changes++;
+  };
 
   const remember = (rows: readonly WakeRow[], addresses: Iterable<string>) => {
     for (const address of addresses) dueFrom.delete(address);
@@ -42,14 +46,26 @@ export async function rememberWakeDue(
     }
   };
   const reread = async (addresses: readonly string[]) => {
-    const before = addresses.map((address) => changes.get(address) ?? 0);
-    const rows = await subscriptions.ofAddresses(addresses);
-    const unchanged = addresses.filter((address, i) => (changes.get(address) ?? 0) === before[i]);
-    const kept = new Set(unchanged);
-    remember(
-      rows.filter((row) => kept.has(row.address)),
-      unchanged,
-    );
+    const watches = addresses.map((address) => {
+      const watch = rereading.get(address) ?? { readers: 0, changes: 0 };
+      watch.readers++;
+      rereading.set(address, watch);
+      return { address, watch, changesBefore: watch.changes };
+    });
+    try {
+      const rows = await subscriptions.ofAddresses(addresses);
+      const unchanged = new Set(
+        watches.filter((w) => w.watch.changes === w.changesBefore).map((w) => w.address),
+      );
+      remember(
+        rows.filter((row) => unchanged.has(row.address)),
+        unchanged,
+      );
+    } finally {
+      for (const { address, watch } of watches) {
+        if (--watch.readers === 0) rereading.delete(address);
+      }
+    }
   };
 
   remember(
@@ -88,6 +104,9 @@ export async function rememberWakeDue(
       return claim;
     },
     async fetched(address) {
+      // Every subscription of the database is remembered: an address with none (most of those
+      // that fetch) has nothing to reset, and costs no statement.
+      if (!dueFrom.has(address)) return;
       await subscriptions.fetched(address);
       changed(address);
       if (dueFrom.has(address)) dueFrom.set(address, 0);

@@ -20,6 +20,7 @@ const kinds = hasTestPostgres() ? (["pglite", "postgres"] as const) : (["pglite"
 const ALICE = "alice@example.org";
 const COALESCE_MS = 30_000;
 const NOW = 1_000_000;
+const ADDRESSES = ["a@example.org", "b@example.org", "c@example.org"];
 const keys = { p256dh: new Uint8Array(65).fill(4), auth: new Uint8Array(16).fill(1) };
 
 /** Each state of an address's subscriptions, and whether a deposit now may wake one. */
@@ -130,5 +131,140 @@ describe.each(kinds)("svc_push_wake_due and the instance's memory of it on %s", 
     expect(claimed.length + deleted > 0).toBe(due === true);
     expect(coalesced).toBe(before - deleted - claimed.length);
     expect(memory.wakeUpDue(ALICE, NOW)).toBe(before - deleted > 0 ? false : null);
+  });
+});
+
+/** A small deterministic generator (mulberry32), so that a failing sequence can be replayed. */
+function random(seed: number): (n: number) => number {
+  let state = seed;
+  return (n) => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
+  };
+}
+
+describe.each(kinds)("the instance's memory of wake-ups due on %s", (kind) => {
+  it("answers as svc_push_wake_due does after every change of a random sequence", async () => {
+    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
+    opened.push(storage);
+    const memory = await rememberWakeDue(
+      storage.db,
+      createPushSubscriptions(storage.db),
+      COALESCE_MS,
+    );
+    const subs = memory.subscriptions;
+    const pick = random(20261129);
+    let now = 10_000;
+    const steps: string[] = [];
+    for (let step = 0; step < 150; step++) {
+      const address = ADDRESSES[pick(ADDRESSES.length)] as string;
+      const endpoint = `https://push.example.net/${pick(3)}`;
+      const op = pick(7);
+      if (op === 0) {
+        const expiresAt = pick(4) === 0 ? now + pick(3 * COALESCE_MS) : null;
+        await subs.subscribe(address, { endpoint, ...keys, expiresAt }, { now, max: 8 });
+        steps.push(`subscribe ${address} ${endpoint} ${expiresAt}`);
+      } else if (op === 1) {
+        await subs.unsubscribe(address, endpoint);
+        steps.push(`unsubscribe ${address} ${endpoint}`);
+      } else if (op === 2 && pick(4) === 0) {
+        await subs.unsubscribeAll(address);
+        steps.push(`unsubscribeAll ${address}`);
+      } else if (op === 3 || op === 4) {
+        const claimed = ADDRESSES.filter(() => pick(2) === 0);
+        await subs.claim(claimed, now, COALESCE_MS);
+        steps.push(`claim ${claimed.join(",")}`);
+      } else if (op === 5) {
+        await subs.fetched(address);
+        steps.push(`fetched ${address}`);
+      } else {
+        now += pick(COALESCE_MS);
+        steps.push(`now ${now}`);
+      }
+      for (const at of [now, now + COALESCE_MS - 1, now + COALESCE_MS]) {
+        for (const checked of ADDRESSES) {
+          const [row] = await executeRows<{ due: boolean | null }>(
+            storage.db,
+            sql`select ${sql.raw(WAKE_DUE_FUNCTION)}(${checked}, ${at}::bigint, ${COALESCE_MS}::bigint) as due`,
+          );
+          expect(
+            { due: memory.wakeUpDue(checked, at), checked, at, steps },
+            `${checked} at ${at} after: ${steps.join("; ")}`,
+          ).toEqual({ due: row?.due, checked, at, steps });
+        }
+      }
+    }
+    // The sequence went through every kind of state.
+    expect(steps.some((s) => s.startsWith("claim"))).toBe(true);
+    expect(steps.some((s) => s.startsWith("unsubscribeAll"))).toBe(true);
+  }, 120_000);
+
+  it("keeps a fetch that lands while a claim's reread is under way", async () => {
+    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
+    opened.push(storage);
+    const stored = createPushSubscriptions(storage.db);
+    // The claim's reread reads before the fetch and answers after it, as two connections of a
+    // pool may.
+    let release = () => {};
+    let reading: Promise<void> | undefined;
+    const memory = await rememberWakeDue(
+      storage.db,
+      {
+        ...stored,
+        async ofAddresses(addresses) {
+          const rows = await stored.ofAddresses(addresses);
+          if (reading === undefined) return rows;
+          await reading;
+          return rows;
+        },
+      },
+      COALESCE_MS,
+    );
+    const address = ADDRESSES[0] as string;
+    await memory.subscriptions.subscribe(
+      address,
+      { endpoint: "https://push.example.net/1", ...keys, expiresAt: null },
+      { now: 0, max: 8 },
+    );
+    reading = new Promise((resolve) => {
+      release = resolve;
+    });
+    const claim = memory.subscriptions.claim([address], 5000, COALESCE_MS);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await memory.subscriptions.fetched(address);
+    expect(memory.wakeUpDue(address, 5001)).toBe(true);
+    release();
+    await claim;
+    expect(memory.wakeUpDue(address, 5001)).toBe(true);
+  });
+
+  it("resets on a fetch only the addresses that have subscriptions", async () => {
+    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
+    opened.push(storage);
+    const stored = createPushSubscriptions(storage.db);
+    const reset: string[] = [];
+    const memory = await rememberWakeDue(
+      storage.db,
+      {
+        ...stored,
+        fetched: (address) => {
+          reset.push(address);
+          return stored.fetched(address);
+        },
+      },
+      COALESCE_MS,
+    );
+    await memory.subscriptions.subscribe(
+      ALICE,
+      { endpoint: "https://push.example.net/1", ...keys, expiresAt: null },
+      { now: 0, max: 8 },
+    );
+    await memory.subscriptions.claim([ALICE], NOW, COALESCE_MS);
+    await memory.subscriptions.fetched("nobody@example.org");
+    await memory.subscriptions.fetched(ALICE);
+    expect(reset).toEqual([ALICE]);
+    expect(memory.wakeUpDue(ALICE, NOW + 1)).toBe(true);
   });
 });
