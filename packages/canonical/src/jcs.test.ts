@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { CanonicalError } from "./errors.js";
 import rfc8785 from "./fixtures/rfc8785.json" with { type: "json" };
 import { canonicalize } from "./jcs.js";
@@ -87,6 +87,21 @@ describe("canonicalize: values", () => {
     ["deep nesting", JSON.parse(`${"[".repeat(10_000)}${"]".repeat(10_000)}`)],
   ])("rejects %s with INVALID_JSON_VALUE", (_, value) => {
     expect(codeOf(() => canonicalize(value))).toBe("INVALID_JSON_VALUE");
+  });
+
+  it("judges surrogates the same without String.prototype.isWellFormed (older engines)", async () => {
+    const native = Object.getOwnPropertyDescriptor(String.prototype, "isWellFormed");
+    vi.resetModules();
+    Reflect.deleteProperty(String.prototype, "isWellFormed");
+    try {
+      const { canonicalize: withRegex } = await import("./jcs.js");
+      for (const text of ["\ud800", "a\udc00", "\udc00\ud800", "\ud83d"]) {
+        expect(() => withRegex(text), text).toThrow("lone surrogate");
+      }
+      expect(withRegex("\ud83d\ude00 \u00e9")).toBe('"\ud83d\ude00 \u00e9"');
+    } finally {
+      if (native) Object.defineProperty(String.prototype, "isWellFormed", native);
+    }
   });
 
   it("accepts a null-prototype object and an own __proto__ member", () => {

@@ -4,6 +4,7 @@ export { clientIp } from "./client-ip.js";
 export { errorResponder, routeNotFound } from "./errors.js";
 export { readJsonBody } from "./json-body.js";
 export { createMetricsRegistry, type MetricsRegistry } from "./metrics.js";
+export { decodeBase64Native, sha256Hex } from "./native-codecs.js";
 export { alreadySent, nodeResponse, nodeUpgrade } from "./node-bindings.js";
 export { observeRequests, type RequestVariables } from "./observe-requests.js";
 export { createRateLimit, type RateLimit, type RateLimitOptions, unlimited } from "./rate-limit.js";

@@ -1,5 +1,11 @@
-import { decodeBase64, isFresh, normalizeAddress } from "@svc/canonical";
-import { rawPath, readJsonBody, signedBodyValidFor } from "@svc/http";
+import { isFresh, normalizeAddress } from "@svc/canonical";
+import {
+  decodeBase64Native,
+  rawPath,
+  readJsonBody,
+  sha256Hex,
+  signedBodyValidFor,
+} from "@svc/http";
 import type { DepositResult, InboxStore } from "@svc/inbox";
 import {
   badRequest,
@@ -7,7 +13,6 @@ import {
   DepositBody,
   decodeSigningKey,
   depositBodyLimit,
-  msgIdOf,
   parseRequest,
   RATCHET_ENVELOPE_TYPE,
   ROUTES,
@@ -120,7 +125,7 @@ function firstRefusal(
   if (!isFresh(request.signedAt, services.now())) {
     return staleSignature("inbox");
   }
-  if (msgIdOf(ciphertext) !== request.msgId) {
+  if (sha256Hex(ciphertext) !== request.msgId) {
     return new SvcError("SVC_MSGID_MISMATCH", "msgId is not the SHA-256 of the ciphertext");
   }
   if (ciphertext[0] !== RATCHET_ENVELOPE_TYPE) {
@@ -140,7 +145,7 @@ function decodedLength(base64: string): number {
 
 function decodeCiphertext(text: string): Uint8Array {
   try {
-    return decodeBase64(text);
+    return decodeBase64Native(text);
   } catch {
     throw badRequest("ciphertext must be base64");
   }
