@@ -1,6 +1,12 @@
 import { createMetricsRegistry, type MetricsRegistry } from "@svc/http";
 import { Gauge } from "prom-client";
 
+/** Seconds; fine below 10 ms, where a deposit's stages lie on a healthy server. */
+const DEPOSIT_STAGE_BUCKETS = [
+  0.00005, 0.0001, 0.0002, 0.0003, 0.0005, 0.00075, 0.001, 0.0015, 0.002, 0.003, 0.005, 0.0075,
+  0.01, 0.02, 0.05, 0.1, 0.25, 1,
+];
+
 /** Every metric the server exports, on a registry of its own (one per app instance). */
 export function createMetrics() {
   const metrics = createMetricsRegistry();
@@ -18,6 +24,12 @@ export function createMetrics() {
       ["witness", "outcome"],
     ),
     inboxPut: counter("svc_inbox_put_total", "Inbox deposits by outcome", ["outcome"]),
+    depositStages: metrics.histogram(
+      "svc_inbox_deposit_stage_seconds",
+      "Time of each stage of a deposit: read (a single deposit's body read and parsed), checks (schema, signature, freshness, msgId) and store (from the store call until its transaction committed, a wait for a batch included) of each deposit the store answered, batch items included",
+      ["stage"],
+      DEPOSIT_STAGE_BUCKETS,
+    ),
     inboxFetch: counter("svc_inbox_fetch_total", "Inbox blobs returned by fetch"),
     inboxAck: counter("svc_inbox_ack_total", "Inbox blobs acknowledged"),
     pruneCycles: counter("svc_inbox_prune_cycles_total", "Inbox expiry pruning cycles"),

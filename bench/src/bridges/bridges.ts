@@ -18,6 +18,12 @@ import {
 } from "@svc/test-client";
 import { type KeepAliveSockets, keepAliveSockets, nodeSigner } from "@svc/test-client/node";
 import WebSocket from "ws";
+import {
+  bucketQuantileMs,
+  bucketsBetween,
+  type HistogramBuckets,
+  scrapeHistogram,
+} from "../harness/histogram-scrape.js";
 import { percentile } from "../harness/measure.js";
 import { benchDatabaseUrl } from "../harness/postgres-url.js";
 import { type ServerProcess, startServerProcess } from "../harness/server-process.js";
@@ -139,6 +145,8 @@ interface DeliveryTarget {
   listen(onData: (json: string) => void): Promise<Array<() => void>>;
   /** The n-th request, prepared before the clock runs. */
   request(n: number): DepositRequest;
+  /** Called as the first measured request goes out. */
+  measuredStart?(): void;
 }
 
 interface Delivered {
@@ -206,6 +214,7 @@ async function measureDelivery(target: DeliveryTarget): Promise<Delivered> {
     // An open loop, but bounded: a server slower than the rate lowers the achieved rate.
     while (inFlight >= MAX_IN_FLIGHT) await new Promise((resolve) => setTimeout(resolve, 1));
     inFlight++;
+    if (n === warmup) target.measuredStart?.();
     void send(n);
   }
   await done;
@@ -263,7 +272,11 @@ async function deliveryLatency(
   const sender = party("sender");
   const recipients = Array.from({ length: RECIPIENTS }, (_, i) => `bench-${run}:${i}`);
   for (const address of recipients) await register(depositTo.url, address, owner);
+  let stagesBefore: Promise<HistogramBuckets> | undefined;
   const delivered = await measureDelivery({
+    measuredStart() {
+      stagesBefore = scrapeHistogram(depositTo.url, DEPOSIT_STAGES, "stage");
+    },
     publishTo: depositTo.url,
     listen: (onData) =>
       Promise.all(
@@ -275,13 +288,43 @@ async function deliveryLatency(
       ),
     request: (n) => depositRequest(recipients[n % RECIPIENTS] ?? "", sender, n),
   });
+  const stagesAfter = await scrapeHistogram(depositTo.url, DEPOSIT_STAGES, "stage");
   const depositsName = `  deposit answer, ${name}`;
-  return deliveryRows(name, depositsName, delivered, {
-    requests: "deposits",
-    floor: "the deposit's own HTTP round trip, the floor under its delivery",
-    baseline: peer ?? depositsName,
+  return [
+    ...deliveryRows(name, depositsName, delivered, {
+      requests: "deposits",
+      floor: "the deposit's own HTTP round trip, the floor under its delivery",
+      baseline: peer ?? depositsName,
+    }),
+    ...stageRows(await (stagesBefore ?? stagesAfter), stagesAfter, delivered.elapsed),
+  ];
+}
+
+/**
+ * The deposit's stages inside the server over the measured requests, from its own histogram:
+ * where the answer's time goes before the envelope can be handed to a bridge (at commit, the end
+ * of `store`). What the answer takes beyond their sum is HTTP, the event loop's queue and the
+ * client.
+ */
+function stageRows(before: HistogramBuckets, after: HistogramBuckets, elapsed: number): BenchRow[] {
+  return ["read", "checks", "store"].map((stage) => {
+    const buckets = bucketsBetween(before, after, stage);
+    return {
+      name: `    server stage: ${stage}`,
+      opsPerSec: (buckets.at(-1)?.count ?? 0) / elapsed,
+      p50Ms: bucketQuantileMs(buckets, 0.5),
+      p99Ms: bucketQuantileMs(buckets, 0.99),
+      note: STAGE_NOTES[stage],
+    };
   });
 }
+
+const DEPOSIT_STAGES = "svc_inbox_deposit_stage_seconds";
+const STAGE_NOTES: Record<string, string> = {
+  read: "same run, inside the server: body read and parsed (from its histogram's buckets)",
+  checks: "same run: schema, Ed25519 signature, freshness, msgId",
+  store: "same run: the deposit statement until its commit, a wait for a batch included",
+};
 
 /** The same load on nchan: publishes to RECIPIENTS channels, each with an EventSource. */
 async function nchanLatency(name: string, nchan: Nchan): Promise<BenchRow[]> {

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /**
  * prom-client's default gauges named like counters, which `promtool check metrics` refuses
@@ -23,10 +23,17 @@ export function createMetricsRegistry() {
     new Counter<L>({ name, help, labelNames, registers: [registry] });
   const gauge = <L extends string>(name: string, help: string, labelNames: readonly L[] = []) =>
     new Gauge<L>({ name, help, labelNames, registers: [registry] });
+  const histogram = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly L[],
+    buckets: number[],
+  ) => new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
   return {
     registry,
     counter,
     gauge,
+    histogram,
     requests: counter("svc_requests_total", "HTTP requests by route pattern and status", [
       "route",
       "status",

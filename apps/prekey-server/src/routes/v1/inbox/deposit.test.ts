@@ -63,6 +63,21 @@ describe("POST /v1/inbox/{address}", () => {
     expect(metrics).toContain('svc_inbox_put_total{outcome="idempotent"} 1');
   });
 
+  it("times the stages of each deposit the store answered, and only the read of a refused one", async () => {
+    await client.deposit(ALICE, sender, envelope(1));
+    await client.deposit(ALICE, sender, envelope(1), { signedAt: T0 + 5 });
+    expect((await client.send("POST", PATH, badlySigned(ALICE, envelope(2)))).status).toBe(401);
+    const metrics = await (await svc.app.request("/metrics")).text();
+    const count = (stage: string) =>
+      metrics.match(
+        new RegExp(`^svc_inbox_deposit_stage_seconds_count\\{stage="${stage}"\\} (\\d+)$`, "m"),
+      )?.[1];
+    expect([count("read"), count("checks"), count("store")]).toEqual(["3", "2", "2"]);
+    expect(metrics).toMatch(
+      /^svc_inbox_deposit_stage_seconds_bucket\{le="0\.001",stage="store"\} \d+$/m,
+    );
+  });
+
   it("refuses a repeat of a queued msgId signed by another sender key with 401", async () => {
     await client.deposit(ALICE, sender, envelope(1));
     await expectError(await client.deposit(ALICE, other, envelope(1)), 401, "SVC_WRONG_KEY");

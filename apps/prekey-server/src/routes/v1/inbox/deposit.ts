@@ -31,11 +31,14 @@ import { pathAddress, requireAddressMember } from "./recipient.js";
  * (400), then in the store: repeat (200 idempotent, or 401 from another key) and quota (429).
  */
 export function registerInboxDeposit(app: Hono<AppEnv>, services: Services, store: InboxStore) {
+  const read = services.metrics.depositStages.labels({ stage: "read" });
   app.on(ROUTES.inboxDeposit.method, routePattern(ROUTES.inboxDeposit), async (c) => {
     const { maxBlobBytes } = services.config.inbox;
+    const started = performance.now();
     const body = await countedRefusal(services, () =>
       readJsonBody(c, depositBodyLimit(maxBlobBytes), depositLimitText(maxBlobBytes)),
     );
+    read.observe((performance.now() - started) / 1000);
     const request = { method: c.req.method, path: rawPath(c) };
     return c.json(await depositOne(services, store, pathAddress(c), request, body));
   });
@@ -81,6 +84,7 @@ async function deposit(
   body: Record<string, unknown>,
 ): Promise<DepositResult> {
   const { maxBlobBytes } = services.config.inbox;
+  const started = performance.now();
   if (typeof body.ciphertext === "string" && decodedLength(body.ciphertext) > maxBlobBytes) {
     throw new SvcError(
       "SVC_TOO_LARGE",
@@ -100,7 +104,8 @@ async function deposit(
     if ((await store.bindingKey(address)) === undefined) throw notRegistered();
     throw refusal;
   }
-  return store.deposit({
+  const checked = performance.now();
+  const result = await store.deposit({
     address,
     msgId: request.msgId,
     ciphertext,
@@ -108,6 +113,10 @@ async function deposit(
     from: request.from === undefined ? undefined : normalizeAddress(request.from),
     expiresAt: request.expiresAt,
   });
+  const stages = services.metrics.depositStages;
+  stages.observe({ stage: "checks" }, (checked - started) / 1000);
+  stages.observe({ stage: "store" }, (performance.now() - checked) / 1000);
+  return result;
 }
 
 /** The first of the signature, freshness, msgId and leading-byte checks (D6 order) that fails. */
