@@ -7,7 +7,8 @@ import WebSocket from "ws";
 
 /**
  * The processes of the bridge memory benchmark, forked by bridges.ts with an IPC channel:
- *   app-server   the prekey server (embedded database, inbox on), reports its port
+ *   app-server [databaseUrl]   the prekey server (inbox on; on the embedded database unless
+ *                given PostgreSQL's URL), reports its port
  *   bare-server  a bare node:http server holding every request open as an event stream
  *   sse-clients / ws-clients <url> <count>   opens and holds `count` connections
  * Servers answer an "rss" message with their resident set size after a full GC, taken with every
@@ -20,7 +21,7 @@ const [role, url, countText] = process.argv.slice(2) as [Role, string?, string?]
 const send = (message: unknown) => process.send?.(message);
 
 if (role === "app-server" || role === "bare-server") {
-  const port = role === "app-server" ? await appServer() : await bareServer();
+  const port = role === "app-server" ? await appServer(url) : await bareServer();
   process.on("message", (message) => {
     if (message !== "rss") return;
     fillYoungGeneration();
@@ -40,9 +41,10 @@ function fillYoungGeneration(): void {
   for (let i = 0; i < 2_000_000; i++) ring[i % ring.length] = { i, pair: [i, i] };
 }
 
-async function appServer(): Promise<number> {
+async function appServer(databaseUrl: string | undefined): Promise<number> {
   const dataDir = await mkdtemp(join(tmpdir(), "svc-bench-bridges-"));
   const config = loadConfig({
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     SVC_PORT: "0",
     SVC_DATA_DIR: dataDir,
     SVC_LOG_LEVEL: "silent",

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { encodeBase64 } from "@svc/canonical";
+import { createTestDatabase } from "@svc/db/testing";
 import { type SpawnedProcess, spawnNode } from "@svc/processes";
 import {
   bridgeUrl,
@@ -110,6 +111,24 @@ export async function bridgesSuite(): Promise<void> {
       base,
     ),
   );
+  if (databaseUrl) {
+    // The embedded database's own memory grows as bridges open (about 24 MiB over the first
+    // 4,000, then hardly more): on PostgreSQL the rows show the server's part alone.
+    const scratch = await createTestDatabase(databaseUrl);
+    try {
+      for (const [transport, clientRole] of [
+        ["SSE", "sse-clients"],
+        ["WebSocket", "ws-clients"],
+      ] as const) {
+        const server = await childServer("app-server", clientRole, scratch.url);
+        memory.push(
+          await idleMemory(`${transport} bridges (prekey server, PostgreSQL)`, server, base),
+        );
+      }
+    } finally {
+      await scratch.drop();
+    }
+  }
   printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, memory);
 }
 
@@ -468,8 +487,9 @@ interface HeldServer {
 async function childServer(
   role: "app-server" | "bare-server",
   clientRole: HeldServer["clientRole"],
+  databaseUrl?: string,
 ): Promise<HeldServer> {
-  const server = spawnChild([role], SERVER_FLAGS);
+  const server = spawnChild(databaseUrl ? [role, databaseUrl] : [role], SERVER_FLAGS);
   const { port } = await server.next();
   const base = `http://127.0.0.1:${port}`;
   let url = `${base}/idle`;
