@@ -10,14 +10,21 @@ import WebSocket from "ws";
  *   app-server [databaseUrl]   the prekey server (inbox on; on the embedded database unless
  *                given PostgreSQL's URL), reports its port
  *   bare-server  a bare node:http server holding every request open as an event stream
- *   sse-clients / ws-clients <url> <count>   opens and holds `count` connections
+ *   sse-clients / ws-clients <url> <count> [localAddress]   opens and holds `count`
+ *                connections, from `localAddress` when given (a loopback address of its own
+ *                gives each client process its own ~28,000 ephemeral ports)
  * Servers answer an "rss" message with their resident set size after a full GC, taken with every
  * page of the (pinned) young generation written: as a server under load has it, whatever it did
  * since the last reading.
  */
 type Role = "app-server" | "bare-server" | "sse-clients" | "ws-clients";
 
-const [role, url, countText] = process.argv.slice(2) as [Role, string?, string?];
+const [role, url, countText, localAddress] = process.argv.slice(2) as [
+  Role,
+  string?,
+  string?,
+  string?,
+];
 const send = (message: unknown) => process.send?.(message);
 
 if (role === "app-server" || role === "bare-server") {
@@ -31,7 +38,7 @@ if (role === "app-server" || role === "bare-server") {
   });
   send({ port });
 } else if (role === "sse-clients" || role === "ws-clients") {
-  const opened = await openClients(role, url ?? "", Number(countText));
+  const opened = await openClients(role, url ?? "", Number(countText), localAddress);
   send({ opened });
 }
 
@@ -67,14 +74,19 @@ async function bareServer(): Promise<number> {
 }
 
 /** Opens `count` connections, 100 at a time; resolves with how many reached 200 / open. */
-async function openClients(kind: Role, target: string, count: number): Promise<number> {
+async function openClients(
+  kind: Role,
+  target: string,
+  count: number,
+  localAddress: string | undefined,
+): Promise<number> {
   // `ws` is a dependency of the server package, not of the benchmarks: load it from there.
   const held: unknown[] = [];
   let opened = 0;
   const openOne = () =>
     new Promise<void>((resolve) => {
       if (kind === "ws-clients") {
-        const socket = new WebSocket(target.replace(/^http/, "ws"));
+        const socket = new WebSocket(target.replace(/^http/, "ws"), { localAddress });
         socket.once("open", () => {
           opened++;
           resolve();
@@ -84,7 +96,7 @@ async function openClients(kind: Role, target: string, count: number): Promise<n
         return;
       }
       const headers = { accept: "text/event-stream" };
-      const req = get(target, { agent: false, headers }, (res: IncomingMessage) => {
+      const req = get(target, { agent: false, headers, localAddress }, (res: IncomingMessage) => {
         if (res.statusCode === 200) opened++;
         res.on("data", () => {});
         resolve();

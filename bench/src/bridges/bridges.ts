@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp } from "node:fs/promises";
 import { get, type IncomingMessage } from "node:http";
@@ -7,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { encodeBase64 } from "@svc/canonical";
 import { createTestDatabase } from "@svc/db/testing";
-import { type SpawnedProcess, spawnNode } from "@svc/processes";
+import { type SpawnedProcess, spawnProcess } from "@svc/processes";
 import {
   bridgeUrl,
   InboxClient,
@@ -130,6 +131,17 @@ export async function bridgesSuite(): Promise<void> {
     }
   }
   printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, memory);
+
+  const many = [await manyBridges(undefined)];
+  if (databaseUrl) {
+    const scratch = await createTestDatabase(databaseUrl);
+    try {
+      many.push(await manyBridges(scratch.url));
+    } finally {
+      await scratch.drop();
+    }
+  }
+  printTable("bridges: one instance holding many idle bridges", many, { latency: false });
 }
 
 // ------------------------------------------------------------------ latency
@@ -462,13 +474,14 @@ const SERVER_FLAGS = ["--expose-gc", "--min-semi-space-size=16", "--max-semi-spa
 /** Connections opened before the first reading: they pay the one-time costs (code compiled). */
 const FIRST_HELD = Math.min(1000, Math.floor(IDLE_BRIDGES / 5));
 
-function spawnChild(args: string[], flags: string[] = []) {
-  const child = spawnNode(CHILD, args, {
-    flags: [...process.execArgv, ...flags],
-    inheritEnv: true,
-    output: "inherit",
-    ipc: true,
-  });
+function spawnChild(args: string[], flags: string[] = [], { allFiles = false } = {}) {
+  const options = { inheritEnv: true, output: "inherit", ipc: true } as const;
+  const node = [process.execPath, ...process.execArgv, ...flags, CHILD, ...args];
+  // With allFiles, the child may open as many files as the hard limit allows: its soft limit
+  // (often 1,024) is raised first by the shell, which then becomes the child.
+  const child = allFiles
+    ? spawnProcess("sh", ["-c", RAISE_SOFT_FILE_LIMIT, "sh", ...node], options)
+    : spawnProcess(node[0] as string, node.slice(1), options);
   const next = async () => (await child.nextMessage()) as Record<string, number>;
   return { child, next };
 }
@@ -501,15 +514,18 @@ async function childServer(
   return {
     clientRole,
     url,
-    async rss() {
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      server.child.send("rss");
-      return (await server.next()).rss ?? 0;
-    },
+    rss: () => residentSet(server),
     async stop() {
       await server.child.stop("SIGKILL");
     },
   };
+}
+
+/** A bridges-child.ts server's resident set, read after a second of quiet. */
+async function residentSet(server: ReturnType<typeof spawnChild>): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  server.child.send("rss");
+  return (await server.next()).rss ?? 0;
 }
 
 /** nchan, its subscribers all on one channel (as the bridges are all of one address). */
@@ -559,5 +575,73 @@ async function idleMemory(name: string, server: HeldServer, baseline?: string): 
   } finally {
     for (const client of clients) client.child.kill();
     await server.stop();
+  }
+}
+
+// ------------------------------------------------------------------ many bridges
+
+/** The issue's scale: one instance holding this many idle bridges, half SSE, half WebSocket. */
+const MANY_BRIDGES = Number(process.env.BENCH_MANY_BRIDGES ?? 100_000);
+/** Connections one client process opens, each process from a loopback address of its own. */
+const PER_CLIENT = 10_000;
+const RAISE_SOFT_FILE_LIMIT = 'ulimit -S -n "$(ulimit -H -n)" && exec "$@"';
+/** Files the server keeps open besides its connections (its database, modules, pipes). */
+const OTHER_FILES = 200;
+const GIB = 1024 ** 3;
+
+/** The hard limit on open files of the processes started from here. */
+function hardFileLimit(): number {
+  const text = execFileSync("sh", ["-c", "ulimit -H -n"], { encoding: "utf8" }).trim();
+  return text === "unlimited" ? Number.POSITIVE_INFINITY : Number(text);
+}
+
+/**
+ * One prekey server holding MANY_BRIDGES idle bridges, half SSE and half WebSocket, with its soft
+ * file limit (and each client's) raised to the hard one; fewer when the hard limit is lower than
+ * that needs, which the row says. The issue's bound: 100,000 within 1 GiB.
+ */
+async function manyBridges(databaseUrl: string | undefined): Promise<BenchRow> {
+  const limit = hardFileLimit();
+  const count = Math.floor(Math.min(MANY_BRIDGES, limit - OTHER_FILES) / 2) * 2;
+  const args = databaseUrl ? ["app-server", databaseUrl] : ["app-server"];
+  const server = spawnChild(args, SERVER_FLAGS, { allFiles: true });
+  const clients: SpawnedProcess[] = [];
+  try {
+    const { port } = await server.next();
+    const base = `http://127.0.0.1:${port}`;
+    const owner = party("idle");
+    await register(base, "bench:idle", owner);
+    const idle = await residentSet(server);
+    const started = performance.now();
+    let opened = 0;
+    for (const [role, kind] of [
+      ["sse-clients", "stream"],
+      ["ws-clients", "ws"],
+    ] as const) {
+      for (let left = count / 2; left > 0; left -= PER_CLIENT) {
+        const from = `127.0.0.${10 + clients.length}`;
+        const url = bridgeUrl(base, kind, owner, "bench:idle");
+        const opener = spawnChild([role, url, String(Math.min(PER_CLIENT, left)), from], [], {
+          allFiles: true,
+        });
+        clients.push(opener.child);
+        opened += (await opener.next()).opened ?? 0;
+      }
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const full = await residentSet(server);
+    const capped =
+      count < MANY_BRIDGES
+        ? `; capped at ${count} by the hard file limit (${limit}), see docs/deploy.md`
+        : "";
+    return {
+      name: `${count} idle bridges, half SSE, half WebSocket (${databaseUrl ? "PostgreSQL" : "PGlite"})`,
+      opsPerSec: opened / seconds,
+      mib: full / 1024 ** 2,
+      note: `${opened} held: ${((full / GIB) * 100).toFixed(0)}% of 1 GiB (target: 100,000 within it); ${(idle / 1024 ** 2).toFixed(0)} MiB before, ${((full - idle) / Math.max(opened, 1) / 1024).toFixed(1)} KiB each${capped}`,
+    };
+  } finally {
+    for (const client of clients) client.child.kill();
+    await server.child.stop("SIGKILL");
   }
 }
