@@ -112,36 +112,26 @@ export async function bridgesSuite(): Promise<void> {
       base,
     ),
   );
-  if (databaseUrl) {
+  const scratch = databaseUrl ? await createTestDatabase(databaseUrl) : undefined;
+  try {
     // The embedded database's own memory grows as bridges open (about 24 MiB over the first
     // 4,000, then hardly more): on PostgreSQL the rows show the server's part alone.
-    const scratch = await createTestDatabase(databaseUrl);
-    try {
-      for (const [transport, clientRole] of [
-        ["SSE", "sse-clients"],
-        ["WebSocket", "ws-clients"],
-      ] as const) {
-        const server = await childServer("app-server", clientRole, scratch.url);
-        memory.push(
-          await idleMemory(`${transport} bridges (prekey server, PostgreSQL)`, server, base),
-        );
-      }
-    } finally {
-      await scratch.drop();
+    const onPostgres = scratch ? (["SSE", "WebSocket"] as const) : [];
+    for (const transport of onPostgres) {
+      const clientRole = transport === "SSE" ? "sse-clients" : "ws-clients";
+      const server = await childServer("app-server", clientRole, scratch?.url);
+      memory.push(
+        await idleMemory(`${transport} bridges (prekey server, PostgreSQL)`, server, base),
+      );
     }
-  }
-  printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, memory);
+    printTable(`bridges: resident memory per idle connection (${IDLE_BRIDGES} held)`, memory);
 
-  const many = [await manyBridges(undefined)];
-  if (databaseUrl) {
-    const scratch = await createTestDatabase(databaseUrl);
-    try {
-      many.push(await manyBridges(scratch.url));
-    } finally {
-      await scratch.drop();
-    }
+    const many = [await manyBridges(undefined)];
+    if (scratch) many.push(await manyBridges(scratch.url));
+    printTable("bridges: one instance holding many idle bridges", many, { latency: false });
+  } finally {
+    await scratch?.drop();
   }
-  printTable("bridges: one instance holding many idle bridges", many, { latency: false });
 }
 
 // ------------------------------------------------------------------ latency

@@ -23,6 +23,40 @@ const NOW = 1_000_000;
 const ADDRESSES = ["a@example.org", "b@example.org", "c@example.org"];
 const keys = { p256dh: new Uint8Array(65).fill(4), auth: new Uint8Array(16).fill(1) };
 
+/**
+ * A new database of `kind` and the instance's memory over its subscriptions, as `wrap` hands
+ * them over (a test's hooks around the stored ones).
+ */
+async function remembered(
+  kind: (typeof kinds)[number],
+  wrap: (stored: PushSubscriptions) => PushSubscriptions = (stored) => stored,
+) {
+  const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
+  opened.push(storage);
+  const memory = await rememberWakeDue(
+    storage.db,
+    wrap(createPushSubscriptions(storage.db)),
+    COALESCE_MS,
+  );
+  return { storage, memory, subs: memory.subscriptions };
+}
+
+/** A subscription at push endpoint `n` that never expires unless told. */
+const subscription = (n: number | string, expiresAt: number | null = null) => ({
+  endpoint: `https://push.example.net/${n}`,
+  ...keys,
+  expiresAt,
+});
+
+/** What svc_push_wake_due answers for `address` at `at`. */
+async function dueInSql(storage: Storage, address: string, at: number) {
+  const [row] = await executeRows<{ due: boolean | null }>(
+    storage.db,
+    sql`select ${sql.raw(WAKE_DUE_FUNCTION)}(${address}, ${at}::bigint, ${COALESCE_MS}::bigint) as due`,
+  );
+  return row?.due;
+}
+
 /** Each state of an address's subscriptions, and whether a deposit now may wake one. */
 const CASES: Array<{
   state: string;
@@ -88,35 +122,14 @@ const CASES: Array<{
 
 describe.each(kinds)("svc_push_wake_due and the instance's memory of it on %s", (kind) => {
   it.each(CASES)("$state: $due", async ({ arrange, due }) => {
-    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
-    opened.push(storage);
     // Every change goes through the remembering store, whose memory must then agree with the
     // function, as must a memory loaded afterwards from the table.
-    const memory = await rememberWakeDue(
-      storage.db,
-      createPushSubscriptions(storage.db),
-      COALESCE_MS,
-    );
-    const subs = memory.subscriptions;
-    await subs.subscribe(
-      "bob@example.org",
-      { endpoint: "https://push.example.net/bob", ...keys, expiresAt: null },
-      { now: 0, max: 8 },
-    );
+    const { storage, memory, subs } = await remembered(kind);
+    await subs.subscribe("bob@example.org", subscription("bob"), { now: 0, max: 8 });
     await arrange(subs, (n, expiresAt) =>
-      subs
-        .subscribe(
-          ALICE,
-          { endpoint: `https://push.example.net/${n}`, ...keys, expiresAt: expiresAt ?? null },
-          { now: 0, max: 8 },
-        )
-        .then(() => {}),
+      subs.subscribe(ALICE, subscription(n, expiresAt), { now: 0, max: 8 }).then(() => {}),
     );
-    const [row] = await executeRows<{ due: boolean | null }>(
-      storage.db,
-      sql`select ${sql.raw(WAKE_DUE_FUNCTION)}(${ALICE}, ${NOW}::bigint, ${COALESCE_MS}::bigint) as due`,
-    );
-    expect(row?.due).toBe(due);
+    expect(await dueInSql(storage, ALICE, NOW)).toBe(due);
     expect(memory.wakeUpDue(ALICE, NOW)).toBe(due);
     const loaded = await rememberWakeDue(
       storage.db,
@@ -147,24 +160,18 @@ function random(seed: number): (n: number) => number {
 
 describe.each(kinds)("the instance's memory of wake-ups due on %s", (kind) => {
   it("answers as svc_push_wake_due does after every change of a random sequence", async () => {
-    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
-    opened.push(storage);
-    const memory = await rememberWakeDue(
-      storage.db,
-      createPushSubscriptions(storage.db),
-      COALESCE_MS,
-    );
-    const subs = memory.subscriptions;
+    const { storage, memory, subs } = await remembered(kind);
     const pick = random(20261129);
     let now = 10_000;
     const steps: string[] = [];
     for (let step = 0; step < 150; step++) {
       const address = ADDRESSES[pick(ADDRESSES.length)] as string;
-      const endpoint = `https://push.example.net/${pick(3)}`;
+      const n = pick(3);
+      const { endpoint } = subscription(n);
       const op = pick(7);
       if (op === 0) {
         const expiresAt = pick(4) === 0 ? now + pick(3 * COALESCE_MS) : null;
-        await subs.subscribe(address, { endpoint, ...keys, expiresAt }, { now, max: 8 });
+        await subs.subscribe(address, subscription(n, expiresAt), { now, max: 8 });
         steps.push(`subscribe ${address} ${endpoint} ${expiresAt}`);
       } else if (op === 1) {
         await subs.unsubscribe(address, endpoint);
@@ -185,14 +192,11 @@ describe.each(kinds)("the instance's memory of wake-ups due on %s", (kind) => {
       }
       for (const at of [now, now + COALESCE_MS - 1, now + COALESCE_MS]) {
         for (const checked of ADDRESSES) {
-          const [row] = await executeRows<{ due: boolean | null }>(
-            storage.db,
-            sql`select ${sql.raw(WAKE_DUE_FUNCTION)}(${checked}, ${at}::bigint, ${COALESCE_MS}::bigint) as due`,
-          );
+          const due = await dueInSql(storage, checked, at);
           expect(
             { due: memory.wakeUpDue(checked, at), checked, at, steps },
             `${checked} at ${at} after: ${steps.join("; ")}`,
-          ).toEqual({ due: row?.due, checked, at, steps });
+          ).toEqual({ due, checked, at, steps });
         }
       }
     }
@@ -202,32 +206,21 @@ describe.each(kinds)("the instance's memory of wake-ups due on %s", (kind) => {
   }, 120_000);
 
   it("keeps a fetch that lands while a claim's reread is under way", async () => {
-    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
-    opened.push(storage);
-    const stored = createPushSubscriptions(storage.db);
     // The claim's reread reads before the fetch and answers after it, as two connections of a
     // pool may.
     let release = () => {};
     let reading: Promise<void> | undefined;
-    const memory = await rememberWakeDue(
-      storage.db,
-      {
-        ...stored,
-        async ofAddresses(addresses) {
-          const rows = await stored.ofAddresses(addresses);
-          if (reading === undefined) return rows;
-          await reading;
-          return rows;
-        },
+    const { memory } = await remembered(kind, (stored) => ({
+      ...stored,
+      async ofAddresses(addresses) {
+        const rows = await stored.ofAddresses(addresses);
+        if (reading === undefined) return rows;
+        await reading;
+        return rows;
       },
-      COALESCE_MS,
-    );
+    }));
     const address = ADDRESSES[0] as string;
-    await memory.subscriptions.subscribe(
-      address,
-      { endpoint: "https://push.example.net/1", ...keys, expiresAt: null },
-      { now: 0, max: 8 },
-    );
+    await memory.subscriptions.subscribe(address, subscription(1), { now: 0, max: 8 });
     reading = new Promise((resolve) => {
       release = resolve;
     });
@@ -241,26 +234,15 @@ describe.each(kinds)("the instance's memory of wake-ups due on %s", (kind) => {
   });
 
   it("resets on a fetch only the addresses that have subscriptions", async () => {
-    const storage = await createTestStorage({ kind, migrations: [pushMigrations] });
-    opened.push(storage);
-    const stored = createPushSubscriptions(storage.db);
     const reset: string[] = [];
-    const memory = await rememberWakeDue(
-      storage.db,
-      {
-        ...stored,
-        fetched: (address) => {
-          reset.push(address);
-          return stored.fetched(address);
-        },
+    const { memory } = await remembered(kind, (stored) => ({
+      ...stored,
+      fetched: (address) => {
+        reset.push(address);
+        return stored.fetched(address);
       },
-      COALESCE_MS,
-    );
-    await memory.subscriptions.subscribe(
-      ALICE,
-      { endpoint: "https://push.example.net/1", ...keys, expiresAt: null },
-      { now: 0, max: 8 },
-    );
+    }));
+    await memory.subscriptions.subscribe(ALICE, subscription(1), { now: 0, max: 8 });
     await memory.subscriptions.claim([ALICE], NOW, COALESCE_MS);
     await memory.subscriptions.fetched("nobody@example.org");
     await memory.subscriptions.fetched(ALICE);
